@@ -1,0 +1,55 @@
+# EvalSite: `make demo` sets up and serves the demo; `make test` runs the whole suite.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export DEBUG ?= 1
+
+.PHONY: demo serve test lint typecheck pytest chromium messages clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(DEV_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP) $@
+
+demo: $(STAMP)
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py seed_demo
+	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C stops)"
+	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) evalsite.asgi:application
+
+serve: $(STAMP)
+	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) evalsite.asgi:application
+
+chromium:
+	@test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium)
+
+lint: $(DEV_STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(DEV_STAMP)
+	$(VENV)/bin/mypy .
+
+pytest: $(DEV_STAMP) chromium
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+test: lint typecheck pytest
+
+messages: $(DEV_STAMP)
+	$(PY) manage.py makemessages -l zh_Hans --ignore '.venv/*' --ignore 'tests/*' --ignore 'bench/*' --ignore 'examples/*'
+	$(PY) manage.py compilemessages -l zh_Hans --ignore '.venv/*'
+
+clean:
+	rm -rf $(VENV) db.sqlite3 db.sqlite3-* staticfiles

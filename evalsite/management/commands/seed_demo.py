@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import Any
+
+from django.apps import apps
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import transaction
+
+from evalsite import roles
+
+DEMO_USERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("coordinator", (roles.COORDINATORS,)),
+    ("judge1", (roles.JUDGES,)),
+    ("judge2", (roles.JUDGES,)),
+    ("judge3", (roles.JUDGES,)),
+    ("annotator1", (roles.ANNOTATORS,)),
+    ("annotator2", (roles.ANNOTATORS,)),
+    ("annotator3", (roles.ANNOTATORS,)),
+    ("both", (roles.JUDGES, roles.ANNOTATORS)),
+)
+
+
+class Command(BaseCommand):
+    help = (
+        "Create demo users for every role and load the demo data of every app. "
+        "Safe to run again: it updates what exists and never duplicates."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--password",
+            default="evalsite-demo",
+            help="Password given to every demo user (default: %(default)s).",
+        )
+        parser.add_argument(
+            "--users-only", action="store_true", help="Create the users but load no app data."
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        password: str = options["password"]
+        with transaction.atomic():
+            self._create_users(password)
+        if not options["users_only"]:
+            for config in apps.get_app_configs():
+                module_name = f"{config.name}.demo"
+                if importlib.util.find_spec(module_name) is None:
+                    continue
+                module = importlib.import_module(module_name)
+                module.seed(self.stdout)
+        self.stdout.write(self.style.SUCCESS("Demo logins (username / password):"))
+        for username, held in DEMO_USERS:
+            self.stdout.write(f"  {username:<12} {password:<16} {', '.join(held)}")
+
+    def _create_users(self, password: str) -> None:
+        user_model = get_user_model()
+        groups = {name: Group.objects.get_or_create(name=name)[0] for name in roles.ROLES}
+        for username, held in DEMO_USERS:
+            user, _ = user_model.objects.get_or_create(
+                username=username, defaults={"email": f"{username}@example.org"}
+            )
+            user.set_password(password)
+            user.is_staff = roles.COORDINATORS in held
+            user.save()
+            user.groups.set([groups[name] for name in held])

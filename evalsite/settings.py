@@ -1,0 +1,226 @@
+"""EvalSite settings, read from the environment.
+
+Every value comes through one of the small ``env_*`` helpers below, which raise
+``ImproperlyConfigured`` with the variable's name when a value is malformed, so a
+bad deployment fails at start-up rather than at the first request.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.translation import gettext_lazy as _
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name} must be one of 1/0, true/false, yes/no; got {raw!r}")
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be an integer; got {raw!r}") from None
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}; got {value}")
+    return value
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def database_from_url(url: str, conn_max_age: int) -> dict[str, Any]:
+    """Turn ``DATABASE_URL`` into Django's DATABASES entry.
+
+    SQLite gets WAL, IMMEDIATE transactions and a long busy timeout, so that
+    concurrent writers (several WebSocket handlers, an import job) queue for the
+    write lock instead of failing with "database is locked".
+    """
+    scheme = urlsplit(url).scheme
+    if scheme not in {"sqlite", "postgres", "postgresql", "pgsql"}:
+        raise ImproperlyConfigured(
+            f"DATABASE_URL must start with sqlite:// or postgres://; got {url!r}"
+        )
+    try:
+        config: dict[str, Any] = dict(dj_database_url.parse(url, conn_max_age=conn_max_age))
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"DATABASE_URL is not a valid URL: {exc}") from None
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        name = str(config.get("NAME") or "")
+        if not name or name == ":memory:":
+            raise ImproperlyConfigured(
+                "DATABASE_URL must name a SQLite file, e.g. sqlite:///db.sqlite3"
+            )
+        if not Path(name).is_absolute():
+            config["NAME"] = str(BASE_DIR / name)
+        config["OPTIONS"] = {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": (
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;"
+            ),
+        }
+    else:
+        config["CONN_HEALTH_CHECKS"] = True
+        config.setdefault("TEST", {})
+    return config
+
+
+DEBUG = env_bool("DEBUG", False)
+
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off (or set DEBUG=1).")
+    SECRET_KEY = "insecure-development-key-only-for-DEBUG-1"
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "django_htmx",
+    "evalsite",
+    "liveeval",
+    "annotation",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "evalsite.urls"
+ASGI_APPLICATION = "evalsite.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
+                "evalsite.roles.roles_context",
+            ],
+        },
+    },
+]
+
+CONN_MAX_AGE = env_int("CONN_MAX_AGE", 600, minimum=1)
+DATABASE_URL = env_str("DATABASE_URL", "sqlite:///db.sqlite3")
+DATABASES = {"default": database_from_url(DATABASE_URL, CONN_MAX_AGE)}
+
+REDIS_URL = env_str("REDIS_URL")
+if REDIS_URL:
+    if urlsplit(REDIS_URL).scheme not in {"redis", "rediss", "unix"}:
+        raise ImproperlyConfigured(f"REDIS_URL must start with redis://; got {REDIS_URL!r}")
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 30},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", _("English")), ("zh-hans", _("简体中文"))]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = env_str("TIME_ZONE", "Asia/Shanghai")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+STATICFILES_DIRS = [BASE_DIR / "static"]
+
+EMAIL_HOST = env_str("EMAIL_HOST")
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+    EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+    EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "evalsite@localhost")
+
+if not DEBUG:
+    SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
+    CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 3600, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        "evalsite": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+        "liveeval": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+        "annotation": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    },
+}

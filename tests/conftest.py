@@ -1,0 +1,114 @@
+"""Named users for every role, shared by the whole suite.
+
+Every role-guarded test uses the same cast: a judge, an annotator, a
+coordinator and an outsider who holds no role.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Callable
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.test import Client
+
+from evalsite import roles
+
+PASSWORD = "correct-horse-battery"
+
+
+def make_user(username: str, *held: str, staff: bool = False) -> User:
+    user = User.objects.create_user(username, f"{username}@example.org", PASSWORD)
+    user.is_staff = staff
+    user.save(update_fields=["is_staff"])
+    for name in held:
+        user.groups.add(Group.objects.get_or_create(name=name)[0])
+    return user
+
+
+@pytest.fixture
+def user_factory(db: None) -> Callable[..., User]:
+    return make_user
+
+
+@pytest.fixture
+def judge(db: None) -> User:
+    return make_user("jade", roles.JUDGES)
+
+
+@pytest.fixture
+def other_judge(db: None) -> User:
+    return make_user("jules", roles.JUDGES)
+
+
+@pytest.fixture
+def annotator(db: None) -> User:
+    return make_user("anna", roles.ANNOTATORS)
+
+
+@pytest.fixture
+def coordinator(db: None) -> User:
+    return make_user("cora", roles.COORDINATORS)
+
+
+@pytest.fixture
+def staff(db: None) -> User:
+    return make_user("stan", staff=True)
+
+
+@pytest.fixture
+def outsider(db: None) -> User:
+    return make_user("otto")
+
+
+def logged_in(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def judge_client(judge: User) -> Client:
+    return logged_in(judge)
+
+
+@pytest.fixture
+def annotator_client(annotator: User) -> Client:
+    return logged_in(annotator)
+
+
+@pytest.fixture
+def coordinator_client(coordinator: User) -> Client:
+    return logged_in(coordinator)
+
+
+@pytest.fixture
+def outsider_client(outsider: User) -> Client:
+    return logged_in(outsider)
+
+
+def _reachable(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def services() -> dict[str, str]:
+    """PostgreSQL and Redis on this machine; outside CI a missing service skips the test."""
+    missing = [
+        name for name, port in (("PostgreSQL", 5432), ("Redis", 6379)) if not _reachable(port)
+    ]
+    if missing:
+        message = f"{' and '.join(missing)} not reachable on 127.0.0.1"
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(message + " (CI requires them)")
+        pytest.skip(message)
+    return {
+        "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/postgres",
+        "REDIS_URL": "redis://127.0.0.1:6379/0",
+    }

@@ -1,0 +1,62 @@
+"""Browser tests: Debian's chromium, driven by Playwright, against daphne.
+
+pytest-django's ``live_server`` speaks WSGI only, so these tests serve the app
+with a real daphne process on a database of its own (see ``evalsite.servers``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+
+from evalsite.servers import Daphne, TemporaryDatabase
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+DEMO_PASSWORD = "e2e-demo-password"
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **browser_type_launch_args,
+        "executable_path": CHROMIUM,
+        "args": CHROMIUM_FLAGS,
+        "headless": True,
+    }
+
+
+@pytest.fixture(scope="session")
+def app_server() -> Iterator[tuple[TemporaryDatabase, Daphne]]:
+    """A migrated, seeded database served by daphne, shared by the browser tests."""
+    with TemporaryDatabase() as database:
+        env = database.env()
+        database.manage("migrate", "--noinput", env=env)
+        database.manage("seed_demo", "--password", DEMO_PASSWORD, env=env)
+        with Daphne(env) as server:
+            yield database, server
+
+
+@pytest.fixture(scope="session")
+def base_url(app_server: tuple[TemporaryDatabase, Daphne]) -> str:
+    return app_server[1].url
+
+
+def log_in(page: Page, base_url: str, username: str, password: str = DEMO_PASSWORD) -> None:
+    page.goto(f"{base_url}/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base_url}/")

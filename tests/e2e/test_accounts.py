@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import log_in
+
+pytestmark = pytest.mark.e2e
+
+
+def test_a_judge_logs_in_switches_to_chinese_and_logs_out(page: Page, base_url: str) -> None:
+    log_in(page, base_url, "judge1")
+    expect(page.locator('[data-role="judges"]')).to_be_visible()
+    expect(page.locator('[data-role="coordinators"]')).to_have_count(0)
+
+    page.select_option("#language-select", "zh-hans")
+    page.wait_for_load_state("load")
+    expect(page.locator("html")).to_have_attribute("lang", "zh-hans")
+    expect(page.get_by_role("button", name="退出")).to_be_visible()
+    expect(page.get_by_text("暂时没有等待你评测的对话。")).to_be_visible()
+
+    page.get_by_role("button", name="退出").click()
+    page.goto(f"{base_url}/")
+    expect(page).to_have_url(f"{base_url}/accounts/login/?next=/")
+
+
+def test_a_coordinator_sees_a_job_finish_live(page: Page, base_url: str) -> None:
+    log_in(page, base_url, "coordinator")
+    expect(page.locator('[data-role="coordinators"]')).to_be_visible()
+    page.goto(f"{base_url}/jobs/")
+    page.fill("#id_total", "15")
+    page.get_by_role("button", name="Start").click()
+    bar = page.locator(".job-bar")
+    expect(bar).to_have_attribute("data-status", "done", timeout=15_000)
+    expect(bar).to_have_attribute("data-percent", "100")
+    expect(page.locator(".result")).to_contain_text("105")

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import User
+
+from evalsite import jobs
+from evalsite.asgi import application
+from evalsite.models import Job
+from tests.channels_auth import session_headers
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ORIGIN = (b"origin", b"http://localhost")
+
+
+async def test_anonymous_users_are_refused() -> None:
+    job = await database_sync_to_async(jobs.create)("evalsite.count", {"total": 1})
+    communicator = WebsocketCommunicator(
+        application, f"/ws/jobs/{job.pk}/", headers=[ORIGIN, (b"host", b"localhost")]
+    )
+    connected, _ = await communicator.connect()
+    assert connected is False
+    await communicator.disconnect()
+
+
+async def test_a_foreign_origin_is_refused(coordinator: User) -> None:
+    job = await database_sync_to_async(jobs.create)("evalsite.count", {}, user=coordinator)
+    headers = await session_headers(coordinator, origin=b"http://evil.example.com")
+    communicator = WebsocketCommunicator(application, f"/ws/jobs/{job.pk}/", headers=headers)
+    connected, _ = await communicator.connect()
+    assert connected is False
+    await communicator.disconnect()
+
+
+async def test_another_users_job_is_refused(judge: User, other_judge: User) -> None:
+    job = await database_sync_to_async(jobs.create)("evalsite.count", {}, user=judge)
+    headers = await session_headers(other_judge)
+    communicator = WebsocketCommunicator(application, f"/ws/jobs/{job.pk}/", headers=headers)
+    connected, _ = await communicator.connect()
+    assert connected is False
+    await communicator.disconnect()
+
+
+async def test_the_owner_sees_progress_pushed_live(judge: User) -> None:
+    job = await database_sync_to_async(jobs.create)("evalsite.count", {"total": 3}, user=judge)
+    headers = await session_headers(judge)
+    communicator = WebsocketCommunicator(application, f"/ws/jobs/{job.pk}/", headers=headers)
+    connected, _ = await communicator.connect()
+    assert connected is True
+    first = await communicator.receive_from(timeout=5)
+    assert f'id="job-bar-{job.pk}"' in first and 'hx-swap-oob="true"' in first
+    await database_sync_to_async(jobs.run)(job)
+    frames = []
+    while True:
+        frame = await communicator.receive_from(timeout=5)
+        frames.append(frame)
+        if 'data-status="done"' in frame:
+            break
+    assert 'data-percent="100"' in frames[-1]
+    stored = await database_sync_to_async(Job.objects.get)(pk=job.pk)
+    assert stored.status == Job.Status.DONE
+    await communicator.disconnect()

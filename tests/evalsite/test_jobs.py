@@ -1,0 +1,163 @@
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from evalsite import jobs
+from evalsite.models import Job
+
+
+@pytest.mark.django_db
+class TestRunInline:
+    def test_it_reports_progress_and_completes(self) -> None:
+        seen: list[tuple[str, int]] = []
+        job = jobs.create("evalsite.count", {"total": 12})
+        finished = jobs.run(job, on_progress=lambda j: seen.append((j.status, j.done)))
+        assert finished.status == Job.Status.DONE
+        assert (finished.done, finished.total, finished.percent) == (12, 12, 100)
+        assert finished.result == {"counted": 12, "sum": sum(range(12))}
+        assert finished.started_at is not None and finished.finished_at is not None
+        assert ("running", 5) in seen and ("running", 10) in seen
+        assert seen[-1] == ("done", 12)
+        stored = Job.objects.get(pk=job.pk)
+        assert stored.status == Job.Status.DONE and stored.done == 12
+
+    def test_it_records_a_failure_with_its_reason(self) -> None:
+        job = jobs.run(jobs.create("evalsite.count", {"total": 10, "fail_at": 7}))
+        job.refresh_from_db()
+        assert job.status == Job.Status.FAILED
+        assert job.errors == ["step 7 failed on purpose"]
+        assert job.checkpoint["next"] == 7
+        assert job.checkpoint["counted"] == list(range(7))
+
+    def test_a_failed_job_resumes_from_its_checkpoint(self) -> None:
+        job = jobs.run(jobs.create("evalsite.count", {"total": 10, "fail_at": 7}))
+        resumed = jobs.resume(job, background=False)
+        assert isinstance(resumed, Job)
+        assert resumed.status == Job.Status.DONE
+        # Every step counted exactly once across both runs.
+        assert resumed.checkpoint["counted"] == list(range(10))
+        assert resumed.result == {"counted": 10, "sum": 45}
+
+    def test_it_refuses_an_unknown_kind(self) -> None:
+        with pytest.raises(jobs.JobError, match="unknown job kind"):
+            jobs.create("nope.nothing")
+
+    def test_it_refuses_to_resume_a_finished_job(self) -> None:
+        job = jobs.run(jobs.create("evalsite.count", {"total": 2}))
+        with pytest.raises(jobs.JobError, match="only interrupted or failed"):
+            jobs.resume(job)
+
+
+@pytest.mark.django_db
+class TestInterruption:
+    def _orphan(self, **fields: object) -> Job:
+        defaults: dict[str, object] = {
+            "kind": "evalsite.count",
+            "params": {"total": 8},
+            "status": Job.Status.RUNNING,
+            "done": 5,
+            "total": 8,
+            "checkpoint": {"next": 5, "counted": [0, 1, 2, 3, 4]},
+            "started_at": timezone.now() - timedelta(minutes=5),
+            "heartbeat_at": timezone.now() - timedelta(minutes=5),
+            "worker": "elsewhere:1",
+        }
+        defaults.update(fields)
+        return Job.objects.create(**defaults)
+
+    def test_a_job_without_heartbeat_is_marked_interrupted(self) -> None:
+        job = self._orphan()
+        assert jobs.reap_interrupted() == 1
+        job.refresh_from_db()
+        assert job.status == Job.Status.INTERRUPTED
+        assert "Interrupted" in job.message
+
+    def test_a_job_whose_process_died_is_interrupted_at_once(self) -> None:
+        import socket
+
+        job = self._orphan(heartbeat_at=timezone.now(), worker=f"{socket.gethostname()}:999999")
+        assert jobs.reap_interrupted() == 1
+        job.refresh_from_db()
+        assert job.status == Job.Status.INTERRUPTED
+
+    def test_a_live_job_is_left_alone(self) -> None:
+        job = self._orphan(heartbeat_at=timezone.now(), worker="elsewhere:1")
+        assert jobs.reap_interrupted() == 0
+        job.refresh_from_db()
+        assert job.status == Job.Status.RUNNING
+
+    def test_an_interrupted_job_resumes_where_it_stopped(self) -> None:
+        job = self._orphan()
+        jobs.reap_interrupted()
+        job.refresh_from_db()
+        finished = jobs.resume(job, background=False)
+        assert isinstance(finished, Job)
+        assert finished.status == Job.Status.DONE
+        assert finished.checkpoint["counted"] == list(range(8))
+        assert finished.result == {"counted": 8, "sum": 28}
+
+
+@pytest.mark.django_db(transaction=True)
+class TestBackground:
+    def test_a_started_job_runs_without_blocking(self, coordinator: User) -> None:
+        job = jobs.create("evalsite.count", {"total": 6, "delay": 0.05}, user=coordinator)
+        began = time.monotonic()
+        thread = jobs.start(job)
+        assert time.monotonic() - began < 0.5
+        thread.join(timeout=10)
+        job.refresh_from_db()
+        assert job.status == Job.Status.DONE and job.done == 6
+
+
+@pytest.mark.django_db(transaction=True)
+class TestJobPages:
+    def test_a_coordinator_starts_a_job_and_watches_it(self, coordinator_client: Client) -> None:
+        response = coordinator_client.post(reverse("job_start_count"), {"total": "3", "delay": "0"})
+        assert response.status_code == 302
+        job = Job.objects.get()
+        assert response["Location"] == reverse("job_detail", args=[job.pk])
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            job.refresh_from_db()
+            if job.is_finished:
+                break
+            time.sleep(0.05)
+        assert job.status == Job.Status.DONE
+        html = coordinator_client.get(reverse("job_detail", args=[job.pk])).content.decode()
+        assert 'data-percent="100"' in html
+
+    def test_the_progress_partial_is_served_to_htmx(self, coordinator: User) -> None:
+        job = jobs.run(jobs.create("evalsite.count", {"total": 2}, user=coordinator))
+        client = Client()
+        client.force_login(coordinator)
+        html = client.get(reverse("job_detail", args=[job.pk]), HTTP_HX_REQUEST="true").content
+        assert b"<html" not in html and b'id="job-progress-' in html
+
+    def test_only_the_owner_or_a_coordinator_sees_a_job(
+        self, judge: User, judge_client: Client, other_judge: User
+    ) -> None:
+        job = jobs.run(jobs.create("evalsite.count", {"total": 1}, user=judge))
+        assert judge_client.get(reverse("job_detail", args=[job.pk])).status_code == 200
+        stranger = Client()
+        stranger.force_login(other_judge)
+        assert stranger.get(reverse("job_detail", args=[job.pk])).status_code == 403
+        assert stranger.post(reverse("job_resume", args=[job.pk])).status_code == 403
+
+    def test_resume_from_the_page(self, coordinator: User, coordinator_client: Client) -> None:
+        job = jobs.run(jobs.create("evalsite.count", {"total": 4, "fail_at": 2}, user=coordinator))
+        response = coordinator_client.post(reverse("job_resume", args=[job.pk]))
+        assert response.status_code == 302
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            job.refresh_from_db()
+            if job.status == Job.Status.DONE:
+                break
+            time.sleep(0.05)
+        assert job.status == Job.Status.DONE and job.result["counted"] == 4

@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
+    """Import the settings in a fresh interpreter with exactly this environment."""
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in {
+            "DEBUG",
+            "SECRET_KEY",
+            "DATABASE_URL",
+            "REDIS_URL",
+            "ALLOWED_HOSTS",
+            "CONN_MAX_AGE",
+        }
+    }
+    clean.update(env)
+    code = (
+        "import json, evalsite.settings as s; "
+        "print(json.dumps({'layer': s.CHANNEL_LAYERS['default']['BACKEND'], "
+        "'engine': s.DATABASES['default']['ENGINE'], "
+        "'options': s.DATABASES['default'].get('OPTIONS', {}), "
+        "'conn_max_age': s.DATABASES['default']['CONN_MAX_AGE'], "
+        "'tz': s.TIME_ZONE, 'hosts': s.ALLOWED_HOSTS}))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=clean, capture_output=True, text=True
+    )
+
+
+def test_it_requires_a_secret_key_without_debug() -> None:
+    result = load_settings(DEBUG="0")
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr and "SECRET_KEY" in result.stderr
+
+
+def test_it_rejects_a_bad_database_url() -> None:
+    result = load_settings(DEBUG="1", DATABASE_URL="mysql-ish://nowhere")
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr and "DATABASE_URL" in result.stderr
+
+
+@pytest.mark.parametrize(("name", "value"), [("DEBUG", "maybe"), ("CONN_MAX_AGE", "soon")])
+def test_it_rejects_malformed_values(name: str, value: str) -> None:
+    env = {"DEBUG": "1", name: value}
+    result = load_settings(**env)
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr and name in result.stderr
+
+
+def test_it_defaults_to_sqlite_wal_and_the_in_memory_layer() -> None:
+    import json
+
+    result = load_settings(DEBUG="1")
+    assert result.returncode == 0, result.stderr
+    values = json.loads(result.stdout)
+    assert values["engine"] == "django.db.backends.sqlite3"
+    assert values["options"]["transaction_mode"] == "IMMEDIATE"
+    assert "journal_mode=WAL" in values["options"]["init_command"]
+    assert values["options"]["timeout"] >= 20
+    assert values["conn_max_age"] > 0
+    assert values["layer"] == "channels.layers.InMemoryChannelLayer"
+    assert values["tz"] == "Asia/Shanghai"
+
+
+def test_redis_url_switches_the_channel_layer_and_secret_key_allows_debug_off() -> None:
+    import json
+
+    result = load_settings(
+        DEBUG="0",
+        SECRET_KEY="x" * 50,
+        ALLOWED_HOSTS="eval.example.org",
+        REDIS_URL="redis://127.0.0.1:6379/0",
+        DATABASE_URL="postgres://u@db.example.org:5432/evalsite",
+    )
+    assert result.returncode == 0, result.stderr
+    values = json.loads(result.stdout)
+    assert values["layer"] == "channels_redis.core.RedisChannelLayer"
+    assert values["engine"] == "django.db.backends.postgresql"
+    assert values["hosts"] == ["eval.example.org"]
+
+
+def test_check_deploy_reports_no_errors() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "DATABASE_URL"}}
+    env.update(
+        DEBUG="0",
+        SECRET_KEY="a-long-random-production-secret-key-0123456789-abcdefghijklmnop",
+        ALLOWED_HOSTS="eval.example.org",
+        SECURE_HSTS_SECONDS="31536000",
+    )
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "ERROR"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
