@@ -8,6 +8,7 @@ bad deployment fails at start-up rather than at the first request.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -82,6 +83,11 @@ def database_from_url(url: str, conn_max_age: int) -> dict[str, Any]:
             )
         if not Path(name).is_absolute():
             config["NAME"] = str(BASE_DIR / name)
+        # Tests get a file too, so that daphne processes and worker processes
+        # started by a test can share its database; one per test process.
+        config["TEST"] = {
+            "NAME": str(Path(tempfile.gettempdir()) / f"evalsite-test-{os.getpid()}.sqlite3")
+        }
         config["OPTIONS"] = {
             "transaction_mode": "IMMEDIATE",
             "timeout": 20,

@@ -1,0 +1,226 @@
+"""The records of live evaluation: systems, task cards, and every dialogue held with a system.
+
+One ChatSession is kept for every dialogue, whoever held it: a judge in a
+campaign, a simulated user, a coordinator trying a system in the sandbox, or
+the ``talk`` command.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from liveeval.booking.models import (
+    Booking,
+    City,
+    Flight,
+    FlightCabin,
+    Hotel,
+    HotelRoom,
+    Train,
+    TrainSeat,
+)
+
+__all__ = [
+    "Booking",
+    "ChatSession",
+    "City",
+    "DialogueSystem",
+    "Flight",
+    "FlightCabin",
+    "Hotel",
+    "HotelRoom",
+    "Message",
+    "TaskCard",
+    "Train",
+    "TrainSeat",
+]
+
+
+class DialogueSystem(models.Model):
+    """A system under test. Judges only ever see its alias."""
+
+    class Kind(models.TextChoices):
+        REFERENCE = "reference", _("Built-in reference (rule-based)")
+        BASELINE = "baseline", _("Built-in baseline (keyword lookup, no dialogue state)")
+        HTTP = "http", _("External HTTP endpoint")
+        OPENAI = "openai", _("OpenAI-compatible LLM agent")
+
+    slug = models.SlugField(_("slug"), max_length=64, unique=True)
+    name = models.CharField(_("real name"), max_length=200)
+    alias = models.CharField(
+        _("public alias"),
+        max_length=64,
+        unique=True,
+        help_text=_("The only name judges see, e.g. 'System C'."),
+    )
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    config = models.JSONField(_("adapter configuration"), default=dict, blank=True)
+    description = models.TextField(_("description"), blank=True)
+    enabled = models.BooleanField(_("enabled"), default=True)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+
+    class Meta:
+        ordering = ["slug"]
+        verbose_name = _("dialogue system")
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.slug})"
+
+    @property
+    def is_baseline(self) -> bool:
+        return self.kind == self.Kind.BASELINE
+
+
+class TaskCard(models.Model):
+    """An SMP-style test task: what the judge reads, and the goal a machine can check."""
+
+    key = models.SlugField(_("key"), max_length=64, unique=True)
+    title_zh = models.CharField(_("title (Chinese)"), max_length=200)
+    title_en = models.CharField(_("title (English)"), max_length=200)
+    description_zh = models.TextField(_("description (Chinese)"))
+    description_en = models.TextField(_("description (English)"))
+    goal = models.JSONField(
+        _("goal"), help_text=_('{"intents": [{"domain": ..., "constraints": {...}}]}')
+    )
+    turn_penalty = models.PositiveIntegerField(
+        _("turn penalty"),
+        help_text=_("Turns charged to an uncompleted dialogue of this task."),
+    )
+
+    class Meta:
+        ordering = ["key"]
+        verbose_name = _("task card")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(turn_penalty__gte=1), name="taskcard_turn_penalty_positive"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.key
+
+    def title(self, lang: str) -> str:
+        return self.title_zh if lang.startswith("zh") else self.title_en
+
+    def description(self, lang: str) -> str:
+        return self.description_zh if lang.startswith("zh") else self.description_en
+
+    @property
+    def domains(self) -> list[str]:
+        return [str(intent.get("domain")) for intent in self.goal.get("intents", [])]
+
+
+def new_session_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class ChatSession(models.Model):
+    """One dialogue with one system."""
+
+    class Kind(models.TextChoices):
+        JUDGED = "judged", _("Judged")
+        SIMULATED = "simulated", _("Simulated")
+        SANDBOX = "sandbox", _("Sandbox")
+        TALK = "talk", _("Command line")
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        OPEN = "open", _("Open")
+        ENDED = "ended", _("Ended")
+
+    class EndReason(models.TextChoices):
+        USER = "user", _("Ended by the user")
+        SYSTEM = "system", _("Ended by the system")
+        TURN_LIMIT = "turn_limit", _("Turn limit reached")
+
+    system = models.ForeignKey(DialogueSystem, on_delete=models.PROTECT, related_name="sessions")
+    task = models.ForeignKey(
+        TaskCard, null=True, blank=True, on_delete=models.PROTECT, related_name="sessions"
+    )
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.OPEN
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="chat_sessions",
+        help_text=_("The judge or coordinator who holds the dialogue."),
+    )
+    lang = models.CharField(_("language"), max_length=8, default="zh")
+    today = models.DateField(_("dialogue date"), help_text=_("The booking world's 'today'."))
+    token = models.CharField(
+        _("token"), max_length=64, unique=True, default=new_session_token, editable=False
+    )
+    state = models.JSONField(_("system state"), default=dict, blank=True)
+    end_reason = models.CharField(
+        _("end reason"), max_length=16, choices=EndReason.choices, blank=True
+    )
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    ended_at = models.DateTimeField(_("ended"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("chat session")
+
+    def __str__(self) -> str:
+        return f"session {self.pk} ({self.kind}, {self.status})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN
+
+    def turn_count(self) -> int:
+        """Turns as SMP counts them: the utterances of both sides."""
+        return self.messages.filter(role__in=[Message.Role.USER, Message.Role.SYSTEM]).count()
+
+    def history(self) -> list[dict[str, Any]]:
+        return [
+            {"role": role, "text": text}
+            for role, text in self.messages.filter(
+                role__in=[Message.Role.USER, Message.Role.SYSTEM]
+            ).values_list("role", "text")
+        ]
+
+    def end(self, reason: str) -> None:
+        self.status = self.Status.ENDED
+        self.end_reason = reason
+        self.ended_at = timezone.now()
+        self.save(update_fields=["status", "end_reason", "ended_at"])
+
+
+class Message(models.Model):
+    """One utterance of a dialogue, or a notice shown to the user (never sent to the system)."""
+
+    class Role(models.TextChoices):
+        USER = "user", _("User")
+        SYSTEM = "system", _("System")
+        NOTICE = "notice", _("Notice")
+
+    session = models.ForeignKey(ChatSession, on_delete=models.CASCADE, related_name="messages")
+    position = models.PositiveIntegerField(_("position"))
+    role = models.CharField(_("role"), max_length=8, choices=Role.choices)
+    text = models.TextField(_("text"))
+    created_at = models.DateTimeField(_("time"), default=timezone.now)
+    latency_ms = models.PositiveIntegerField(_("latency (ms)"), null=True, blank=True)
+    feelings = models.TextField(
+        _("inner state"), blank=True, help_text=_("A simulated user's inner state for this turn.")
+    )
+
+    class Meta:
+        ordering = ["session", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "position"], name="message_unique_position")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id}#{self.position} {self.role}"
