@@ -14,5 +14,7 @@ urlpatterns = [
     path("jobs/count/", views.job_start_count, name="job_start_count"),
     path("jobs/<int:job_id>/", views.job_detail, name="job_detail"),
     path("jobs/<int:job_id>/resume/", views.job_resume, name="job_resume"),
+    path("live/", include("liveeval.urls")),
+    path("annotation/", include("annotation.urls")),
     path("admin/", admin.site.urls),
 ]
