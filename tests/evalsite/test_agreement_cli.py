@@ -1,0 +1,217 @@
+"""``manage.py agreement``: its JSON contract, its table, and its errors. No database is used."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from evalsite.agreement import human_llm_agreement, read_long_csv
+
+DATA = Path(__file__).parent / "data"
+ROOT = Path(__file__).resolve().parents[2]
+BLOCK_KEYS = {
+    "n_items",
+    "raters",
+    "llm",
+    "level",
+    "alpha",
+    "alpha_ci",
+    "pearson",
+    "spearman",
+    "kendall",
+    "mae",
+    "mae_ci",
+    "exact_agreement",
+    "exact_agreement_ci",
+    "within_one",
+    "within_one_ci",
+    "notes",
+}
+
+
+def run(*arguments: str) -> str:
+    out = StringIO()
+    call_command("agreement", *arguments, stdout=out)
+    return out.getvalue()
+
+
+def run_json(*arguments: str) -> dict[str, Any]:
+    # json.loads rejects nothing by default, so refuse NaN and Infinity explicitly.
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"the output holds {constant}")
+
+    result: dict[str, Any] = json.loads(run(*arguments), parse_constant=refuse)
+    return result
+
+
+def test_it_prints_the_hand_checked_statistics_as_json() -> None:
+    report = run_json(str(DATA / "hand_example.csv"), "--llm", "gpt", "--level", "interval")
+    block = report["dimensions"]["quality"]
+    assert set(block) == BLOCK_KEYS
+    assert block["n_items"] == 4
+    assert block["level"] == "interval"
+    assert block["alpha"]["humans"] == pytest.approx(1 - 42 / 206)
+    assert block["alpha"]["llm_vs_human_mean"] == pytest.approx(1 - 24.5 / 219.5)
+    assert block["pearson"]["r"] == pytest.approx(6 / math.sqrt(5.6875 * 8))
+    assert block["kendall"]["tau"] == pytest.approx(5 / math.sqrt(30))
+    assert block["exact_agreement"] == pytest.approx(3 / 8)
+    assert block["alpha_ci"]["humans"] is None
+    assert any("a bootstrap CI needs at least 10" in note for note in block["notes"])
+
+
+def test_it_defaults_to_ordinal_with_cis_for_every_statistic() -> None:
+    report = run_json(str(DATA / "two_dimensions.csv"), "--llm", "judge-llm")
+    assert list(report["dimensions"]) == ["fluency", "relevance"]
+    block = report["dimensions"]["fluency"]
+    assert block["level"] == "ordinal"
+    assert block["raters"] == ["ann1", "ann2", "ann3", "judge-llm"]
+    for interval in (*block["alpha_ci"].values(), block["spearman"]["ci"], block["mae_ci"]):
+        assert len(interval) == 2
+        assert interval[0] <= interval[1]
+    assert block["notes"] == []
+
+
+def test_it_agrees_with_the_engine_called_directly() -> None:
+    path = DATA / "two_dimensions.csv"
+    arguments = ("--llm", "judge-llm", "--scale", "1:5", "--seed", "3", "--bootstrap", "200")
+    expected = human_llm_agreement(
+        read_long_csv(path), llm="judge-llm", scale=(1, 5), seed=3, resamples=200
+    )
+    assert run_json(str(path), *arguments) == json.loads(json.dumps(expected))
+
+
+def test_it_names_the_dimension_all_without_a_dimension_column(tmp_path: Path) -> None:
+    path = tmp_path / "scores.csv"
+    path.write_text("item,rater,score\na,r1,1\na,r2,2\nb,r1,3\nb,r2,3\nc,r1,2\nc,r2,1\n")
+    report = run_json(str(path))
+    assert list(report["dimensions"]) == ["all"]
+    assert report["dimensions"]["all"]["n_items"] == 3
+
+
+def test_it_leaves_the_llm_fields_null_without_llm() -> None:
+    block = run_json(str(DATA / "hand_example.csv"), "--level", "interval")["dimensions"]["quality"]
+    assert block["alpha"]["humans"] == pytest.approx(1 - 88 / 502)
+    assert block["alpha"]["humans_plus_llm"] is None
+    assert block["spearman"] == {"rho": None, "p": None, "ci": None}
+    assert block["within_one"] is None
+
+
+def test_it_turns_cis_off_with_bootstrap_zero() -> None:
+    report = run_json(str(DATA / "two_dimensions.csv"), "--llm", "judge-llm", "--bootstrap", "0")
+    block = report["dimensions"]["relevance"]
+    assert block["alpha"]["humans"] is not None
+    assert block["alpha_ci"]["humans"] is None
+    assert block["pearson"]["ci"] is None
+    assert "bootstrap resampling was turned off" in block["notes"][0]
+
+
+def test_it_reproduces_cis_for_a_seed_and_changes_them_with_another() -> None:
+    path = str(DATA / "two_dimensions.csv")
+    first = run_json(path, "--llm", "judge-llm", "--seed", "5")["dimensions"]["fluency"]
+    again = run_json(path, "--llm", "judge-llm", "--seed", "5")["dimensions"]["fluency"]
+    other = run_json(path, "--llm", "judge-llm", "--seed", "6")["dimensions"]["fluency"]
+    assert first["alpha_ci"] == again["alpha_ci"]
+    assert first["alpha_ci"] != other["alpha_ci"]
+
+
+def test_it_breaks_down_by_metadata_columns() -> None:
+    report = run_json(
+        str(DATA / "two_dimensions.csv"),
+        "--llm",
+        "judge-llm",
+        "--by",
+        "system",
+        "--by",
+        "persona_emotion",
+        "--bootstrap",
+        "0",
+    )
+    by = report["dimensions"]["fluency"]["by"]
+    assert sorted(by["system"]) == ["chatgpt", "kbrd"]
+    assert sorted(by["persona_emotion"]) == ["angry", "happy", "neutral"]
+    assert by["system"]["kbrd"]["n_items"] == 7
+    assert set(by["system"]["kbrd"]) == BLOCK_KEYS
+
+
+def test_it_prints_a_table() -> None:
+    text = run(
+        str(DATA / "hand_example.csv"), "--llm", "gpt", "--level", "interval", "--format", "table"
+    )
+    assert "dimension: quality" in text
+    assert "alpha, humans" in text
+    assert f"{1 - 42 / 206:.3f}" in text
+    assert "note: alpha_ci.humans" in text
+
+
+def test_it_counts_unused_scale_points_without_changing_ordinal_alpha() -> None:
+    path = str(DATA / "hand_example.csv")
+    plain = run_json(path, "--bootstrap", "0")["dimensions"]["quality"]
+    scaled = run_json(path, "--bootstrap", "0", "--scale", "1:7")["dimensions"]["quality"]
+    assert scaled["alpha"]["humans"] == pytest.approx(plain["alpha"]["humans"])
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        (
+            "missing_rater_column.csv",
+            "missing_rater_column.csv: line 1: there is no 'rater' column",
+        ),
+        ("non_numeric_score.csv", "line 3, column 'score': 'four' is not a number"),
+        ("ragged_row.csv", "line 3: 4 field(s), but the header has 3"),
+        ("repeated_score.csv", "lines 2 and 5: rater r1 scored item i1 more than once"),
+    ],
+)
+def test_it_rejects_bad_files_naming_the_fault(name: str, message: str) -> None:
+    with pytest.raises(CommandError) as raised:
+        run(str(DATA / name))
+    assert message in str(raised.value)
+
+
+def test_it_rejects_a_file_that_is_not_csv(tmp_path: Path) -> None:
+    path = tmp_path / "scores.xlsx"
+    path.write_bytes(b"PK\x03\x04\x14\x00\x06\x00\x08\x00\xa1\xff\x00")
+    with pytest.raises(CommandError, match="the file is not CSV text"):
+        run(str(path))
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (("--llm", "gpt-5"), "--llm gpt-5: "),
+        (("--scale", "5"), "--scale 5: give MIN:MAX"),
+        (("--scale", "5:1"), "--scale 5:1: give MIN:MAX"),
+        (("--scale", "2:4"), "line 3: score 1 is outside the scale 2:4"),
+        (("--bootstrap", "-1"), "--bootstrap cannot be negative"),
+        (("--by", "colour"), "no metadata column 'colour'"),
+    ],
+)
+def test_it_rejects_bad_options(arguments: tuple[str, ...], message: str) -> None:
+    with pytest.raises(CommandError) as raised:
+        run(str(DATA / "two_dimensions.csv"), *arguments)
+    assert message in str(raised.value)
+
+
+def test_it_exits_non_zero_with_the_message_on_bad_input() -> None:
+    environment = {**os.environ, "DEBUG": os.environ.get("DEBUG", "1")}
+    finished = subprocess.run(
+        [sys.executable, "manage.py", "agreement", str(DATA / "non_numeric_score.csv")],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert finished.returncode != 0
+    assert "line 3, column 'score'" in finished.stderr
