@@ -94,8 +94,14 @@ class TemporaryDatabase:
 class Daphne:
     """A daphne process serving EvalSite on a free local port."""
 
-    def __init__(self, env: dict[str, str], port: int | None = None) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        port: int | None = None,
+        application: str = "evalsite.asgi:application",
+    ) -> None:
         self.env = env
+        self.application = application
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
@@ -114,7 +120,7 @@ class Daphne:
                 "127.0.0.1",
                 "-p",
                 str(self.port),
-                "evalsite.asgi:application",
+                self.application,
             ],
             cwd=BASE_DIR,
             env=self.env,

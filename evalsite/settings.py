@@ -14,10 +14,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import dj_database_url
+import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+# Lets classes such as ModelForm[Rating] be subscripted at run time, as the type checker reads them.
+django_stubs_ext.monkeypatch()
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}

@@ -28,6 +28,7 @@ from liveeval.booking.models import (
 
 __all__ = [
     "Booking",
+    "Campaign",
     "ChatSession",
     "City",
     "DialogueSystem",
@@ -36,6 +37,7 @@ __all__ = [
     "Hotel",
     "HotelRoom",
     "Message",
+    "Rating",
     "TaskCard",
     "Train",
     "TrainSeat",
@@ -116,6 +118,71 @@ class TaskCard(models.Model):
         return [str(intent.get("domain")) for intent in self.goal.get("intents", [])]
 
 
+class Campaign(models.Model):
+    """A live evaluation: which judges talk to which systems about which tasks, K times each."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", _("Draft")
+        OPEN = "open", _("Open")
+        CLOSED = "closed", _("Closed")
+
+    class Lang(models.TextChoices):
+        ZH = "zh", _("Chinese")
+        EN = "en", _("English")
+
+    name = models.CharField(_("name"), max_length=200, unique=True)
+    systems = models.ManyToManyField(DialogueSystem, related_name="campaigns")
+    tasks = models.ManyToManyField(TaskCard, related_name="campaigns")
+    judges = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, related_name="live_campaigns", blank=True
+    )
+    judgements_per_pair = models.PositiveSmallIntegerField(
+        _("judgements per (task, system) pair"), default=3
+    )
+    max_turns = models.PositiveSmallIntegerField(
+        _("maximum turns per dialogue"),
+        default=20,
+        help_text=_("Utterances of both sides; at most the turn penalty of every task."),
+    )
+    today = models.DateField(_("dialogue date"), help_text=_("The booking world's 'today'."))
+    lang = models.CharField(_("language"), max_length=8, choices=Lang.choices, default=Lang.ZH)
+    reply_timeout = models.FloatField(_("reply timeout (seconds)"), default=10.0)
+    status = models.CharField(
+        _("status"), max_length=8, choices=Status.choices, default=Status.DRAFT
+    )
+    seed = models.PositiveIntegerField(_("plan seed"), default=42)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    opened_at = models.DateTimeField(_("opened"), null=True, blank=True)
+    closed_at = models.DateTimeField(_("closed"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("live campaign")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(judgements_per_pair__gte=1), name="campaign_k_positive"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(max_turns__gte=2), name="campaign_max_turns_at_least_two"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        from django.urls import reverse
+
+        return reverse("liveeval:campaign_detail", args=[self.pk])
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN
+
+
 def new_session_token() -> str:
     return secrets.token_urlsafe(24)
 
@@ -138,12 +205,22 @@ class ChatSession(models.Model):
         USER = "user", _("Ended by the user")
         SYSTEM = "system", _("Ended by the system")
         TURN_LIMIT = "turn_limit", _("Turn limit reached")
+        ABANDONED = "abandoned", _("Abandoned (the judge left the campaign)")
 
     system = models.ForeignKey(DialogueSystem, on_delete=models.PROTECT, related_name="sessions")
     task = models.ForeignKey(
         TaskCard, null=True, blank=True, on_delete=models.PROTECT, related_name="sessions"
     )
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    campaign = models.ForeignKey(
+        Campaign, null=True, blank=True, on_delete=models.CASCADE, related_name="sessions"
+    )
+    position = models.PositiveIntegerField(
+        _("position in the judge's queue"), null=True, blank=True
+    )
+    persona = models.JSONField(
+        _("persona"), default=dict, blank=True, help_text=_("A simulated user's persona.")
+    )
     status = models.CharField(
         _("status"), max_length=16, choices=Status.choices, default=Status.OPEN
     )
@@ -161,6 +238,12 @@ class ChatSession(models.Model):
         _("token"), max_length=64, unique=True, default=new_session_token, editable=False
     )
     state = models.JSONField(_("system state"), default=dict, blank=True)
+    replying_since = models.DateTimeField(
+        _("awaiting a reply since"),
+        null=True,
+        blank=True,
+        help_text=_("Set while the system answers, so one message is answered at a time."),
+    )
     end_reason = models.CharField(
         _("end reason"), max_length=16, choices=EndReason.choices, blank=True
     )
@@ -171,6 +254,7 @@ class ChatSession(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         verbose_name = _("chat session")
+        indexes = [models.Index(fields=["campaign", "user", "status", "position"])]
 
     def __str__(self) -> str:
         return f"session {self.pk} ({self.kind}, {self.status})"
@@ -224,3 +308,35 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.session_id}#{self.position} {self.role}"
+
+
+class Rating(models.Model):
+    """A judge's verdict on one dialogue, as in SMP2018: C, Sa, F, G and a comment."""
+
+    session = models.OneToOneField(ChatSession, on_delete=models.CASCADE, related_name="rating")
+    completed = models.BooleanField(_("task completed"))
+    satisfaction = models.SmallIntegerField(_("satisfaction"))
+    fluency = models.SmallIntegerField(_("fluency"))
+    guidance = models.SmallIntegerField(_("guidance"))
+    comment = models.TextField(_("comment"), blank=True)
+    reasons = models.JSONField(
+        _("reasons"), default=dict, blank=True, help_text=_("A simulated judge's reason per item.")
+    )
+    created_at = models.DateTimeField(_("rated"), default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(satisfaction__gte=-2, satisfaction__lte=2),
+                name="rating_satisfaction_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(fluency__gte=-1, fluency__lte=1), name="rating_fluency_range"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(guidance__gte=0, guidance__lte=1), name="rating_guidance_range"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"rating of session {self.session_id}"

@@ -1,7 +1,42 @@
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import path
+
+from liveeval import views
 
 app_name = "liveeval"
 
-urlpatterns: list[URLPattern] = []
+urlpatterns = [
+    path("next/", views.next_session, name="next_session"),
+    path("session/<int:session_id>/", views.chat_page, name="chat"),
+    path("session/<int:session_id>/end/", views.end_session, name="end_session"),
+    path("session/<int:session_id>/rate/", views.rate_session, name="rate_session"),
+    path("sandbox/", views.sandbox, name="sandbox"),
+    path("campaigns/", views.campaign_list, name="campaign_list"),
+    path("campaigns/new/", views.campaign_edit, name="campaign_new"),
+    path("campaigns/<int:campaign_id>/", views.campaign_detail, name="campaign_detail"),
+    path("campaigns/<int:campaign_id>/edit/", views.campaign_edit, name="campaign_edit"),
+    path(
+        "campaigns/<int:campaign_id>/open/",
+        views.campaign_action,
+        {"action": "open"},
+        name="campaign_open",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/close/",
+        views.campaign_action,
+        {"action": "close"},
+        name="campaign_close",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/leaderboard/",
+        views.leaderboard_page,
+        name="leaderboard",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/export/<str:table>.<str:fmt>",
+        views.campaign_export,
+        name="campaign_export",
+    ),
+    path("review/<int:session_id>/", views.session_review, name="session_review"),
+]

@@ -1,0 +1,360 @@
+"""The cities of the booking world, with what the generator needs to make them plausible.
+
+Coordinates give great-circle distances, from which flight times, fares, rail
+distances and train times follow. The tier says how busy a city is: first-tier
+cities get more flights and trains, and more expensive hotels. The areas are
+well-known neighbourhoods, used to name hotels and to give them a district.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+EARTH_RADIUS_KM = 6371.0
+RAIL_DETOUR = 1.25
+"""Rail lines run about a quarter longer than the great circle between two cities."""
+
+
+@dataclass(frozen=True)
+class Area:
+    name: str
+    name_en: str
+    district: str
+
+
+@dataclass(frozen=True)
+class CityInfo:
+    name: str
+    name_en: str
+    code: str
+    latitude: float
+    longitude: float
+    tier: int
+    areas: tuple[Area, ...]
+
+
+def _areas(*rows: tuple[str, str, str]) -> tuple[Area, ...]:
+    return tuple(Area(*row) for row in rows)
+
+
+CITIES: tuple[CityInfo, ...] = (
+    CityInfo(
+        "北京",
+        "Beijing",
+        "BJS",
+        39.904,
+        116.407,
+        1,
+        _areas(
+            ("王府井", "Wangfujing", "东城区"),
+            ("国贸", "Guomao", "朝阳区"),
+            ("三里屯", "Sanlitun", "朝阳区"),
+            ("中关村", "Zhongguancun", "海淀区"),
+            ("西单", "Xidan", "西城区"),
+            ("望京", "Wangjing", "朝阳区"),
+        ),
+    ),
+    CityInfo(
+        "上海",
+        "Shanghai",
+        "SHA",
+        31.230,
+        121.474,
+        1,
+        _areas(
+            ("外滩", "The Bund", "黄浦区"),
+            ("陆家嘴", "Lujiazui", "浦东新区"),
+            ("静安寺", "Jing'an Temple", "静安区"),
+            ("徐家汇", "Xujiahui", "徐汇区"),
+            ("虹桥", "Hongqiao", "长宁区"),
+            ("人民广场", "People's Square", "黄浦区"),
+        ),
+    ),
+    CityInfo(
+        "广州",
+        "Guangzhou",
+        "CAN",
+        23.129,
+        113.264,
+        1,
+        _areas(
+            ("天河", "Tianhe", "天河区"),
+            ("珠江新城", "Zhujiang New Town", "天河区"),
+            ("北京路", "Beijing Road", "越秀区"),
+            ("白云", "Baiyun", "白云区"),
+            ("琶洲", "Pazhou", "海珠区"),
+        ),
+    ),
+    CityInfo(
+        "深圳",
+        "Shenzhen",
+        "SZX",
+        22.543,
+        114.058,
+        1,
+        _areas(
+            ("福田", "Futian", "福田区"),
+            ("罗湖", "Luohu", "罗湖区"),
+            ("科技园", "Science Park", "南山区"),
+            ("华侨城", "OCT", "南山区"),
+            ("宝安", "Bao'an", "宝安区"),
+        ),
+    ),
+    CityInfo(
+        "成都",
+        "Chengdu",
+        "CTU",
+        30.573,
+        104.066,
+        2,
+        _areas(
+            ("春熙路", "Chunxi Road", "锦江区"),
+            ("天府广场", "Tianfu Square", "青羊区"),
+            ("宽窄巷子", "Kuanzhai Alley", "青羊区"),
+            ("武侯祠", "Wuhou Shrine", "武侯区"),
+            ("太古里", "Taikoo Li", "锦江区"),
+        ),
+    ),
+    CityInfo(
+        "杭州",
+        "Hangzhou",
+        "HGH",
+        30.274,
+        120.155,
+        2,
+        _areas(
+            ("西湖", "West Lake", "西湖区"),
+            ("武林", "Wulin", "拱墅区"),
+            ("钱江新城", "Qianjiang New City", "上城区"),
+            ("滨江", "Binjiang", "滨江区"),
+            ("湖滨", "Hubin", "上城区"),
+        ),
+    ),
+    CityInfo(
+        "南京",
+        "Nanjing",
+        "NKG",
+        32.060,
+        118.797,
+        2,
+        _areas(
+            ("新街口", "Xinjiekou", "玄武区"),
+            ("夫子庙", "Confucius Temple", "秦淮区"),
+            ("河西", "Hexi", "建邺区"),
+            ("鼓楼", "Gulou", "鼓楼区"),
+            ("南站", "South Station", "雨花台区"),
+        ),
+    ),
+    CityInfo(
+        "武汉",
+        "Wuhan",
+        "WUH",
+        30.593,
+        114.305,
+        2,
+        _areas(
+            ("江汉路", "Jianghan Road", "江汉区"),
+            ("光谷", "Optics Valley", "洪山区"),
+            ("汉口", "Hankou", "江岸区"),
+            ("武昌", "Wuchang", "武昌区"),
+            ("楚河汉街", "Chuhe Han Street", "武昌区"),
+        ),
+    ),
+    CityInfo(
+        "西安",
+        "Xi'an",
+        "SIA",
+        34.341,
+        108.940,
+        2,
+        _areas(
+            ("钟楼", "Bell Tower", "碑林区"),
+            ("大雁塔", "Big Wild Goose Pagoda", "雁塔区"),
+            ("高新", "Hi-Tech Zone", "雁塔区"),
+            ("曲江", "Qujiang", "雁塔区"),
+            ("回民街", "Muslim Quarter", "莲湖区"),
+        ),
+    ),
+    CityInfo(
+        "重庆",
+        "Chongqing",
+        "CKG",
+        29.563,
+        106.551,
+        2,
+        _areas(
+            ("解放碑", "Jiefangbei", "渝中区"),
+            ("观音桥", "Guanyinqiao", "江北区"),
+            ("洪崖洞", "Hongyadong", "渝中区"),
+            ("南坪", "Nanping", "南岸区"),
+            ("沙坪坝", "Shapingba", "沙坪坝区"),
+        ),
+    ),
+    CityInfo(
+        "天津",
+        "Tianjin",
+        "TSN",
+        39.125,
+        117.190,
+        2,
+        _areas(
+            ("五大道", "Five Great Avenues", "和平区"),
+            ("滨江道", "Binjiang Road", "和平区"),
+            ("天津站", "Tianjin Station", "河北区"),
+            ("梅江", "Meijiang", "河西区"),
+            ("滨海", "Binhai", "滨海新区"),
+        ),
+    ),
+    CityInfo(
+        "苏州",
+        "Suzhou",
+        "SZV",
+        31.299,
+        120.585,
+        2,
+        _areas(
+            ("观前街", "Guanqian Street", "姑苏区"),
+            ("金鸡湖", "Jinji Lake", "工业园区"),
+            ("石路", "Shilu", "姑苏区"),
+            ("狮山", "Shishan", "虎丘区"),
+            ("平江路", "Pingjiang Road", "姑苏区"),
+        ),
+    ),
+    CityInfo(
+        "长沙",
+        "Changsha",
+        "CSX",
+        28.228,
+        112.939,
+        3,
+        _areas(
+            ("五一广场", "Wuyi Square", "芙蓉区"),
+            ("橘子洲", "Orange Isle", "岳麓区"),
+            ("梅溪湖", "Meixi Lake", "岳麓区"),
+            ("火车站", "Railway Station", "芙蓉区"),
+            ("开福寺", "Kaifu Temple", "开福区"),
+        ),
+    ),
+    CityInfo(
+        "郑州",
+        "Zhengzhou",
+        "CGO",
+        34.747,
+        113.625,
+        3,
+        _areas(
+            ("二七广场", "Erqi Square", "二七区"),
+            ("郑东新区", "Zhengdong New District", "金水区"),
+            ("花园路", "Huayuan Road", "金水区"),
+            ("东站", "East Station", "管城回族区"),
+            ("中原", "Zhongyuan", "中原区"),
+        ),
+    ),
+    CityInfo(
+        "青岛",
+        "Qingdao",
+        "TAO",
+        36.067,
+        120.383,
+        3,
+        _areas(
+            ("栈桥", "Zhanqiao Pier", "市南区"),
+            ("五四广场", "May Fourth Square", "市南区"),
+            ("八大关", "Badaguan", "市南区"),
+            ("崂山", "Laoshan", "崂山区"),
+            ("台东", "Taidong", "市北区"),
+        ),
+    ),
+    CityInfo(
+        "厦门",
+        "Xiamen",
+        "XMN",
+        24.480,
+        118.089,
+        3,
+        _areas(
+            ("鼓浪屿", "Gulangyu", "思明区"),
+            ("中山路", "Zhongshan Road", "思明区"),
+            ("环岛路", "Huandao Road", "思明区"),
+            ("湖里", "Huli", "湖里区"),
+            ("集美", "Jimei", "集美区"),
+        ),
+    ),
+    CityInfo(
+        "昆明",
+        "Kunming",
+        "KMG",
+        25.038,
+        102.718,
+        3,
+        _areas(
+            ("翠湖", "Green Lake", "五华区"),
+            ("南屏街", "Nanping Street", "五华区"),
+            ("滇池", "Dianchi Lake", "西山区"),
+            ("金马碧鸡", "Jinma Biji", "西山区"),
+            ("呈贡", "Chenggong", "呈贡区"),
+        ),
+    ),
+    CityInfo(
+        "哈尔滨",
+        "Harbin",
+        "HRB",
+        45.803,
+        126.535,
+        3,
+        _areas(
+            ("中央大街", "Central Street", "道里区"),
+            ("松花江", "Songhua River", "道里区"),
+            ("哈西", "Haxi", "南岗区"),
+            ("红博", "Hongbo", "南岗区"),
+            ("太阳岛", "Sun Island", "松北区"),
+        ),
+    ),
+    CityInfo(
+        "大连",
+        "Dalian",
+        "DLC",
+        38.914,
+        121.615,
+        3,
+        _areas(
+            ("星海广场", "Xinghai Square", "沙河口区"),
+            ("中山广场", "Zhongshan Square", "中山区"),
+            ("人民路", "Renmin Road", "中山区"),
+            ("金石滩", "Golden Pebble Beach", "金州区"),
+            ("西安路", "Xi'an Road", "沙河口区"),
+        ),
+    ),
+    CityInfo(
+        "沈阳",
+        "Shenyang",
+        "SHE",
+        41.806,
+        123.432,
+        3,
+        _areas(
+            ("中街", "Zhongjie", "沈河区"),
+            ("太原街", "Taiyuan Street", "和平区"),
+            ("北陵", "Beiling", "皇姑区"),
+            ("浑南", "Hunnan", "浑南区"),
+            ("北站", "North Station", "沈河区"),
+        ),
+    ),
+)
+
+CITY_BY_NAME: dict[str, CityInfo] = {city.name: city for city in CITIES}
+
+
+def great_circle_km(a: CityInfo, b: CityInfo) -> float:
+    """Haversine distance between two city centres."""
+    lat1, lon1, lat2, lon2 = map(math.radians, (a.latitude, a.longitude, b.latitude, b.longitude))
+    h = (
+        math.sin((lat2 - lat1) / 2) ** 2
+        + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    )
+    return 2 * EARTH_RADIUS_KM * math.asin(math.sqrt(h))
+
+
+def rail_km(a: CityInfo, b: CityInfo) -> int:
+    return round(great_circle_km(a, b) * RAIL_DETOUR)

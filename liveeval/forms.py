@@ -1,0 +1,146 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
+
+from evalsite import roles
+from liveeval.models import Campaign, DialogueSystem, Rating, TaskCard
+
+SATISFACTION_CHOICES = [
+    (2, _("2 · Very satisfied")),
+    (1, _("1 · Satisfied")),
+    (0, _("0 · Neutral")),
+    (-1, _("−1 · Dissatisfied")),
+    (-2, _("−2 · Very dissatisfied")),
+]
+FLUENCY_CHOICES = [
+    (1, _("1 · Fluent and natural")),
+    (0, _("0 · Understandable, a little awkward")),
+    (-1, _("−1 · Not fluent")),
+]
+GUIDANCE_CHOICES = [
+    (1, _("1 · Guided me when my request could not be met")),
+    (0, _("0 · No useful guidance")),
+]
+COMPLETED_CHOICES = [(True, _("Yes, the task was completed")), (False, _("No"))]
+
+
+class RatingForm(forms.ModelForm[Rating]):
+    completed = forms.TypedChoiceField(
+        label=_("Task completed?"),
+        choices=COMPLETED_CHOICES,
+        coerce=lambda value: value in (True, "True", "true", "1"),
+        widget=forms.RadioSelect,
+        help_text=_("Did the system book what the task card asked for?"),
+    )
+    satisfaction = forms.TypedChoiceField(
+        label=_("Satisfaction"),
+        choices=SATISFACTION_CHOICES,
+        coerce=int,
+        widget=forms.RadioSelect,
+        help_text=_("How satisfied are you with this conversation as a whole?"),
+    )
+    fluency = forms.TypedChoiceField(
+        label=_("Fluency"),
+        choices=FLUENCY_CHOICES,
+        coerce=int,
+        widget=forms.RadioSelect,
+        help_text=_("How fluent and natural were the system's replies?"),
+    )
+    guidance = forms.TypedChoiceField(
+        label=_("Guidance"),
+        choices=GUIDANCE_CHOICES,
+        coerce=int,
+        widget=forms.RadioSelect,
+        help_text=_("When something could not be done, did the system suggest what could?"),
+    )
+
+    class Meta:
+        model = Rating
+        fields = ["completed", "satisfaction", "fluency", "guidance", "comment"]
+        widgets = {"comment": forms.Textarea(attrs={"rows": 3})}
+        labels = {"comment": _("Comment (optional)")}
+
+
+class CampaignForm(forms.ModelForm[Campaign]):
+    class Meta:
+        model = Campaign
+        fields = [
+            "name",
+            "systems",
+            "tasks",
+            "judges",
+            "judgements_per_pair",
+            "max_turns",
+            "today",
+            "lang",
+            "reply_timeout",
+            "seed",
+        ]
+        widgets = {
+            "systems": forms.CheckboxSelectMultiple,
+            "tasks": forms.CheckboxSelectMultiple,
+            "judges": forms.CheckboxSelectMultiple,
+            "today": forms.DateInput(attrs={"type": "date"}),
+        }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices: dict[str, Any] = {
+            "systems": DialogueSystem.objects.filter(enabled=True),
+            "tasks": TaskCard.objects.all(),
+            "judges": get_user_model()
+            .objects.filter(groups__name=roles.JUDGES)
+            .order_by("username"),
+        }
+        for name, queryset in choices.items():
+            field = self.fields[name]
+            assert isinstance(field, forms.ModelMultipleChoiceField)
+            field.queryset = queryset
+        self.fields["judges"].required = False
+        if self.instance.pk and self.instance.status != Campaign.Status.DRAFT:
+            # An open campaign's design is frozen; only its judges may change.
+            for name in ("systems", "tasks", "judgements_per_pair", "max_turns", "today", "lang"):
+                self.fields[name].disabled = True
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        tasks = data.get("tasks")
+        max_turns = data.get("max_turns")
+        if tasks is not None and max_turns is not None:
+            too_low = [task for task in tasks if task.turn_penalty < max_turns]
+            if too_low:
+                lowest = min(task.turn_penalty for task in too_low)
+                self.add_error(
+                    "max_turns",
+                    forms.ValidationError(
+                        _(
+                            "The turn limit must not exceed any task's turn penalty; "
+                            "the lowest penalty among the chosen tasks is %(lowest)s."
+                        ),
+                        code="max_turns_above_penalty",
+                        params={"lowest": lowest},
+                    ),
+                )
+        return data
+
+
+class JudgeChoiceForm(forms.Form):
+    judge = forms.ModelChoiceField(queryset=get_user_model().objects.none(), label=_("Judge"))
+
+    def __init__(self, *args: Any, queryset: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["judge"]
+        if queryset is not None and isinstance(field, forms.ModelChoiceField):
+            field.queryset = queryset
+
+
+class SandboxForm(forms.Form):
+    system = forms.ModelChoiceField(queryset=DialogueSystem.objects.all(), label=_("System"))
+    lang = forms.ChoiceField(choices=Campaign.Lang.choices, label=_("Language"))
+    today = forms.DateField(
+        label=_("Dialogue date"), widget=forms.DateInput(attrs={"type": "date"})
+    )

@@ -1,0 +1,491 @@
+"""The SMP2018 measures of live judging and the leaderboard built from them.
+
+Plain functions over plain rows, one row per judged dialogue (no Django); the views turn
+sessions and ratings into `SessionRow`s. docs/leaderboard.md explains every number.
+
+- C, the completion rate, is the mean over sessions of completed ∈ {0, 1}.
+- Turns are the utterances of both sides. The average charges each uncompleted session its
+  task's turn penalty instead of the turns it took, so giving up early never pays; with C = 0
+  it is the mean penalty (SMP2018's 34.29).
+- Systems rank by C, then by average turns, fewer first. Equal on both, they share a rank
+  (1, 1, 3).
+- Bootstrap CIs resample tasks, since the sessions of one task share its difficulty.
+- Agreement among judges is Krippendorff's α over (task, system) pairs: nominal for C and G,
+  ordinal for Sa and F.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from fractions import Fraction
+from typing import Any, Literal, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+
+from evalsite.agreement import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    MIN_ITEMS_FOR_CI,
+    AlphaStatistic,
+    Correlation,
+    Level,
+    RatioOfSums,
+    StatisticUndefined,
+    bootstrap_ci,
+    bootstrap_distributions,
+    correlations,
+    krippendorff_alpha,
+    percentile_interval,
+)
+
+SystemId: TypeAlias = int | str
+TaskId: TypeAlias = int | str
+JudgeId: TypeAlias = int | str
+Source = Literal["human", "simulated"]
+SOURCES: tuple[Source, ...] = ("human", "simulated")
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A judge's rating of a dialogue: the row field, its SMP symbol, level and scale."""
+
+    name: str
+    symbol: str
+    label: str
+    level: Level
+    scale: tuple[int, ...]
+
+
+MEASURES = (
+    Measure("completed", "C", "task completion", "nominal", (0, 1)),
+    Measure("satisfaction", "Sa", "satisfaction", "ordinal", (-2, -1, 0, 1, 2)),
+    Measure("fluency", "F", "fluency", "ordinal", (-1, 0, 1)),
+    Measure("guidance", "G", "guidance", "nominal", (0, 1)),
+)
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """One judged dialogue: who held it, with which system on which task, and its ratings.
+
+    ``turns`` counts the utterances of both sides and ``penalty`` is the task's turn penalty.
+    A rating left out (None) is not applicable, such as G when nothing asked for lay outside
+    the data. ``auto_completed`` is the verdict checked from the bookings, None when the task
+    has no machine-checkable goal.
+    """
+
+    system: SystemId
+    task: TaskId
+    judge: JudgeId
+    completed: bool
+    turns: int
+    penalty: int
+    satisfaction: int | None = None
+    fluency: int | None = None
+    guidance: int | None = None
+    auto_completed: bool | None = None
+    source: Source = "human"
+
+    def __post_init__(self) -> None:
+        where = f"judge {self.judge}, task {self.task}, system {self.system}"
+        if self.completed not in (0, 1):
+            raise ValueError(f"{where}: completed must be true or false, not {self.completed!r}")
+        if self.turns < 0:
+            raise ValueError(f"{where}: turns cannot be negative ({self.turns})")
+        if self.penalty < 1:
+            raise ValueError(f"{where}: the turn penalty must be at least 1 ({self.penalty})")
+        for measure in MEASURES[1:]:
+            value = getattr(self, measure.name)
+            if value is not None and value not in measure.scale:
+                raise ValueError(
+                    f"{where}: {measure.name} {value!r} is outside "
+                    f"{measure.scale[0]}..{measure.scale[-1]}"
+                )
+        if self.source not in SOURCES:
+            raise ValueError(f"{where}: source must be human or simulated, not {self.source!r}")
+
+    @property
+    def charged_turns(self) -> int:
+        """The turns this dialogue counts for in the average: its penalty unless completed."""
+        return self.turns if self.completed else self.penalty
+
+    @classmethod
+    def from_mapping(cls, row: Mapping[str, Any]) -> SessionRow:
+        """A row from a dict with the field names as keys; other keys are ignored."""
+        names = {field.name for field in fields(cls)}
+        required = ("system", "task", "judge", "completed", "turns", "penalty")
+        for name in required:
+            if name not in row:
+                raise ValueError(f"a session row needs '{name}' (it has {', '.join(row)})")
+        return cls(**{name: value for name, value in row.items() if name in names})
+
+
+RowInput: TypeAlias = SessionRow | Mapping[str, Any]
+
+
+def _as_rows(rows: Iterable[RowInput], source: Source | None) -> list[SessionRow]:
+    converted = [
+        row if isinstance(row, SessionRow) else SessionRow.from_mapping(row) for row in rows
+    ]
+    if source is None:
+        return converted
+    if source not in SOURCES:
+        raise ValueError(f"source must be human, simulated or None, not {source!r}")
+    return [row for row in converted if row.source == source]
+
+
+def _id_order(value: int | str) -> tuple[int, int, str]:
+    """Sorts ids of either kind the same way in every process (unlike hashing)."""
+    return (1, 0, value) if isinstance(value, str) else (0, value, "")
+
+
+# Leaderboard -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SystemResult:
+    """One line of the leaderboard. ``notes`` says, per field name, why that field is None."""
+
+    system: SystemId
+    rank: int
+    n_sessions: int
+    n_tasks: int
+    completion_rate: float
+    completion_ci: tuple[float, float] | None
+    avg_turns: float
+    avg_turns_ci: tuple[float, float] | None
+    mean_satisfaction: float | None
+    mean_fluency: float | None
+    mean_guidance: float | None
+    auto_completion_rate: float | None
+    auto_agreement: float | None
+    notes: Mapping[str, str]
+
+
+def _mean_rating(
+    sessions: list[SessionRow], measure: Measure, field_name: str, notes: dict[str, str]
+) -> float | None:
+    values = [getattr(row, measure.name) for row in sessions]
+    given = [value for value in values if value is not None]
+    if not given:
+        notes[field_name] = f"no session of this system has a {measure.label} rating"
+        return None
+    return sum(given) / len(given)
+
+
+@dataclass(frozen=True)
+class _SystemSessions:
+    """One system's sessions, and their sums per task, the units the bootstrap resamples."""
+
+    sessions: list[SessionRow]
+    count: npt.NDArray[np.float64]
+    completed: npt.NDArray[np.float64]
+    charged: npt.NDArray[np.float64]
+
+    @classmethod
+    def of(cls, sessions: list[SessionRow], task_index: dict[TaskId, int]) -> _SystemSessions:
+        count, completed, charged = np.zeros((3, len(task_index)))
+        for row in sessions:
+            index = task_index[row.task]
+            count[index] += 1
+            completed[index] += row.completed
+            charged[index] += row.charged_turns
+        return cls(sessions, count, completed, charged)
+
+    @property
+    def n_tasks(self) -> int:
+        return int((self.count > 0).sum())
+
+    def ranking_key(self) -> tuple[Fraction, Fraction]:
+        """Higher C first, then fewer average turns; exact, so equal figures tie exactly."""
+        n = len(self.sessions)
+        completion = Fraction(sum(row.completed for row in self.sessions), n)
+        turns = Fraction(sum(row.charged_turns for row in self.sessions), n)
+        return (-completion, turns)
+
+
+def _intervals(
+    systems: dict[SystemId, _SystemSessions], *, resamples: int, seed: int, confidence: float
+) -> tuple[dict[tuple[SystemId, str], tuple[float, float]], dict[tuple[SystemId, str], str]]:
+    """CIs of C and average turns per system, all systems on the same resamples of tasks.
+
+    C and the average turns are ratios of per-task sums, so a resample weights each task's
+    sums by how often it was drawn, which keeps a task's sessions together.
+    """
+    reasons: dict[tuple[SystemId, str], str] = {}
+    ready: dict[str, RatioOfSums] = {}
+    keys: dict[str, tuple[SystemId, str]] = {}
+    for number, (system, tally) in enumerate(systems.items()):
+        statistics = {
+            "completion_ci": RatioOfSums(tally.completed, tally.count),
+            "avg_turns_ci": RatioOfSums(tally.charged, tally.count),
+        }
+        for field_name, statistic in statistics.items():
+            if resamples == 0:
+                reasons[system, field_name] = "bootstrap resampling was turned off (0 resamples)"
+            elif tally.n_tasks < MIN_ITEMS_FOR_CI:
+                reasons[system, field_name] = (
+                    f"the system was judged on {tally.n_tasks} task(s); a bootstrap CI over "
+                    f"tasks needs at least {MIN_ITEMS_FOR_CI}"
+                )
+            else:
+                ready[f"{number}.{field_name}"] = statistic
+                keys[f"{number}.{field_name}"] = (system, field_name)
+    intervals: dict[tuple[SystemId, str], tuple[float, float]] = {}
+    if not ready:
+        return intervals, reasons
+    for name, distribution in bootstrap_distributions(
+        ready, resamples=resamples, seed=seed
+    ).items():
+        try:
+            intervals[keys[name]] = percentile_interval(distribution, confidence=confidence)
+        except StatisticUndefined as error:
+            reasons[keys[name]] = f"{error}, where a resample drew none of the system's tasks"
+    return intervals, reasons
+
+
+def _automatic_verdicts(
+    sessions: list[SessionRow], notes: dict[str, str]
+) -> tuple[float | None, float | None]:
+    """The share completed by the bookings' verdict, and the share where judges agree."""
+    checked = [row for row in sessions if row.auto_completed is not None]
+    if not checked:
+        reason = "no session of this system has a verdict checked from its bookings"
+        notes["auto_completion_rate"] = notes["auto_agreement"] = reason
+        return None, None
+    completed = sum(bool(row.auto_completed) for row in checked)
+    agreeing = sum(bool(row.completed) == row.auto_completed for row in checked)
+    return completed / len(checked), agreeing / len(checked)
+
+
+def leaderboard(
+    rows: Iterable[RowInput],
+    *,
+    source: Source | None = "human",
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> list[SystemResult]:
+    """The systems in rank order: by C, then by average turns (fewer first).
+
+    ``source`` keeps the rows of human judges ("human", the default), of simulated users
+    ("simulated"), or all rows (None). Systems equal on both C and average turns, compared
+    exactly as fractions, share the best of their ranks (1, 1, 3) and are listed by id. CIs
+    resample tasks, every system on the same draws (``seed``, ``resamples``); ``resamples=0``
+    turns them off.
+    """
+    if resamples < 0:
+        raise ValueError("the number of resamples cannot be negative")
+    sessions = _as_rows(rows, source)
+    grouped: dict[SystemId, list[SessionRow]] = {}
+    for row in sessions:
+        grouped.setdefault(row.system, []).append(row)
+    tasks = sorted({row.task for row in sessions}, key=_id_order)
+    task_index = {task: index for index, task in enumerate(tasks)}
+    systems = {
+        system: _SystemSessions.of(grouped[system], task_index)
+        for system in sorted(grouped, key=_id_order)
+    }
+    intervals, reasons = _intervals(systems, resamples=resamples, seed=seed, confidence=confidence)
+
+    results: list[SystemResult] = []
+    ranked = sorted(systems.items(), key=lambda item: item[1].ranking_key())
+    for place, (system, tally) in enumerate(ranked):
+        tied = place > 0 and ranked[place - 1][1].ranking_key() == tally.ranking_key()
+        group = tally.sessions
+        notes = {
+            field_name: reasons[system, field_name]
+            for field_name in ("completion_ci", "avg_turns_ci")
+            if (system, field_name) in reasons
+        }
+        auto_rate, auto_agreement = _automatic_verdicts(group, notes)
+        results.append(
+            SystemResult(
+                system=system,
+                rank=results[-1].rank if tied else place + 1,
+                n_sessions=len(group),
+                n_tasks=tally.n_tasks,
+                completion_rate=sum(row.completed for row in group) / len(group),
+                completion_ci=intervals.get((system, "completion_ci")),
+                avg_turns=sum(row.charged_turns for row in group) / len(group),
+                avg_turns_ci=intervals.get((system, "avg_turns_ci")),
+                mean_satisfaction=_mean_rating(group, MEASURES[1], "mean_satisfaction", notes),
+                mean_fluency=_mean_rating(group, MEASURES[2], "mean_fluency", notes),
+                mean_guidance=_mean_rating(group, MEASURES[3], "mean_guidance", notes),
+                auto_completion_rate=auto_rate,
+                auto_agreement=auto_agreement,
+                notes=notes,
+            )
+        )
+    return results
+
+
+# Agreement among judges --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AgreementResult:
+    """Krippendorff's α of one measure; ``n_units`` counts the pairs rated by two or more."""
+
+    measure: str
+    level: Level
+    alpha: float | None
+    alpha_ci: tuple[float, float] | None
+    n_units: int
+    n_judges: int
+    note: str | None
+
+
+def _reliability_matrix(sessions: list[SessionRow], measure: Measure) -> npt.NDArray[np.float64]:
+    """Units are (task, system) pairs and raters are judges; NaN where a judge gave no rating."""
+    rated = [row for row in sessions if getattr(row, measure.name) is not None]
+    units = sorted(
+        {(row.task, row.system) for row in rated}, key=lambda u: tuple(map(_id_order, u))
+    )
+    judges = sorted({row.judge for row in rated}, key=_id_order)
+    unit_index = {unit: index for index, unit in enumerate(units)}
+    judge_index = {judge: index for index, judge in enumerate(judges)}
+    matrix = np.full((len(units), len(judges)), np.nan)
+    for row in rated:
+        cell = (unit_index[row.task, row.system], judge_index[row.judge])
+        if not np.isnan(matrix[cell]):
+            raise ValueError(
+                f"judge {row.judge} rated task {row.task} on system {row.system} more than once"
+            )
+        matrix[cell] = float(getattr(row, measure.name))
+    return matrix
+
+
+def judge_agreement(
+    rows: Iterable[RowInput],
+    *,
+    source: Source | None = "human",
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> dict[str, AgreementResult]:
+    """Krippendorff's α among judges for C, Sa, F and G, keyed by measure name.
+
+    α is None with a note saying why when the data admit no value (one judge, no pair rated
+    twice, one value throughout). The CI resamples (task, system) pairs. Pass the rows of one
+    system for that system's agreement. Raises ValueError if a judge rated a pair twice.
+    """
+    sessions = _as_rows(rows, source)
+    results: dict[str, AgreementResult] = {}
+    for measure in MEASURES:
+        matrix = _reliability_matrix(sessions, measure)
+        present = ~np.isnan(matrix)
+        alpha: float | None = None
+        interval: tuple[float, float] | None = None
+        note: str | None = None
+        if not present.any():
+            note = f"no session has a {measure.label} rating ({measure.symbol})"
+        else:
+            try:
+                alpha = krippendorff_alpha(matrix, measure.level, value_domain=measure.scale)
+            except StatisticUndefined as error:
+                note = str(error)
+        if alpha is not None and resamples == 0:
+            note = "no CI: bootstrap resampling was turned off (0 resamples)"
+        elif alpha is not None:
+            try:
+                interval = bootstrap_ci(
+                    AlphaStatistic(matrix, measure.level),
+                    resamples=resamples,
+                    seed=seed,
+                    confidence=confidence,
+                )
+            except StatisticUndefined as error:
+                note = f"no CI: {error}"
+        results[measure.name] = AgreementResult(
+            measure=measure.name,
+            level=measure.level,
+            alpha=alpha,
+            alpha_ci=interval,
+            n_units=int((present.sum(axis=1) >= 2).sum()),
+            n_judges=int(present.any(axis=0).sum()),
+            note=note,
+        )
+    return results
+
+
+# Simulated users against human judges ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SourceAgreement:
+    """How simulated users' ratings follow human judges' on the same (task, system) pairs.
+
+    The correlations compare the per-pair means; ``exact_agreement`` is the share of
+    (human rating, simulated rating) pairs on the same (task, system) pair that are equal.
+    """
+
+    measure: str
+    n_pairs: int
+    pearson: Correlation | None
+    spearman: Correlation | None
+    exact_agreement: float | None
+    note: str | None
+
+
+def _mean_of(counts: Counter[int]) -> float:
+    return sum(value * count for value, count in counts.items()) / counts.total()
+
+
+def agreement_between_sources(rows: Iterable[RowInput]) -> dict[str, SourceAgreement]:
+    """Per measure, agreement between simulated and human ratings, keyed by measure name."""
+    sessions = _as_rows(rows, None)
+    results: dict[str, SourceAgreement] = {}
+    for measure in MEASURES:
+        ratings: dict[tuple[TaskId, SystemId], dict[str, Counter[int]]] = {}
+        for row in sessions:
+            value = getattr(row, measure.name)
+            if value is not None:
+                unit = ratings.setdefault((row.task, row.system), {s: Counter() for s in SOURCES})
+                unit[row.source][int(value)] += 1
+        shared = [
+            unit
+            for _, unit in sorted(ratings.items(), key=lambda item: tuple(map(_id_order, item[0])))
+            if unit["human"] and unit["simulated"]
+        ]
+        if not shared:
+            results[measure.name] = SourceAgreement(
+                measure=measure.name,
+                n_pairs=0,
+                pearson=None,
+                spearman=None,
+                exact_agreement=None,
+                note=f"no (task, system) pair has both a human and a simulated {measure.label} "
+                f"rating ({measure.symbol})",
+            )
+            continue
+
+        human = np.array([_mean_of(unit["human"]) for unit in shared])
+        simulated = np.array([_mean_of(unit["simulated"]) for unit in shared])
+        matches = sum(
+            unit["human"][value] * unit["simulated"][value]
+            for unit in shared
+            for value in unit["human"]
+        )
+        comparisons = sum(unit["human"].total() * unit["simulated"].total() for unit in shared)
+        pearson: Correlation | None = None
+        spearman: Correlation | None = None
+        note: str | None = None
+        try:
+            found = correlations(human, simulated, names=("the human mean", "the simulated mean"))
+            pearson, spearman = found.pearson, found.spearman
+        except StatisticUndefined as error:
+            note = f"no correlation: {error}"
+        results[measure.name] = SourceAgreement(
+            measure=measure.name,
+            n_pairs=len(shared),
+            pearson=pearson,
+            spearman=spearman,
+            exact_agreement=matches / comparisons,
+            note=note,
+        )
+    return results

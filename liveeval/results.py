@@ -1,0 +1,253 @@
+"""What coordinators see of a campaign's results: the leaderboard, session reviews, exports."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from django.http import HttpResponse
+from django.utils.text import slugify
+
+from evalsite.spreadsheets import BarChartSpec, CellValue, Sheet, write_csv, write_workbook
+from liveeval import metrics
+from liveeval.booking.goals import explain_goal, goal_met
+from liveeval.campaigns import session_rows
+from liveeval.models import Campaign, ChatSession, DialogueSystem, Message
+
+LEADERBOARD_HEADER = [
+    "rank",
+    "alias",
+    "system",
+    "sessions",
+    "tasks",
+    "completion_rate",
+    "completion_ci_low",
+    "completion_ci_high",
+    "avg_turns",
+    "avg_turns_ci_low",
+    "avg_turns_ci_high",
+    "mean_satisfaction",
+    "mean_fluency",
+    "mean_guidance",
+    "auto_completion_rate",
+    "judge_vs_auto_agreement",
+]
+
+
+def _systems(campaign: Campaign) -> dict[int, DialogueSystem]:
+    return {system.pk: system for system in DialogueSystem.objects.filter(campaigns=campaign)}
+
+
+def leaderboard_context(campaign: Campaign) -> dict[str, Any]:
+    rows = session_rows(campaign, kinds=(ChatSession.Kind.JUDGED, ChatSession.Kind.SIMULATED))
+    systems = _systems(campaign)
+    human_rows = [row for row in rows if row.source == "human"]
+    simulated_rows = [row for row in rows if row.source == "simulated"]
+    context: dict[str, Any] = {
+        "campaign": campaign,
+        "systems": systems,
+        "n_rows": len(rows),
+        "human": _named(metrics.leaderboard(human_rows, source="human"), systems)
+        if human_rows
+        else [],
+        "agreement": metrics.judge_agreement(human_rows, source="human") if human_rows else {},
+        "simulated": _named(metrics.leaderboard(simulated_rows, source="simulated"), systems)
+        if simulated_rows
+        else [],
+        "between_sources": metrics.agreement_between_sources(rows)
+        if human_rows and simulated_rows
+        else {},
+        "measures": metrics.MEASURES,
+    }
+    return context
+
+
+def _named(
+    results: Sequence[metrics.SystemResult], systems: dict[int, DialogueSystem]
+) -> list[dict[str, Any]]:
+    return [{"result": result, "system": systems[int(result.system)]} for result in results]
+
+
+def _leaderboard_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
+    systems = _systems(campaign)
+    rows = [row for row in session_rows(campaign) if row.source == "human"]
+    if not rows:
+        return
+    for result in metrics.leaderboard(rows, source="human"):
+        system = systems[int(result.system)]
+        completion = result.completion_ci or (None, None)
+        turns = result.avg_turns_ci or (None, None)
+        yield [
+            result.rank,
+            system.alias,
+            system.name,
+            result.n_sessions,
+            result.n_tasks,
+            result.completion_rate,
+            completion[0],
+            completion[1],
+            result.avg_turns,
+            turns[0],
+            turns[1],
+            result.mean_satisfaction,
+            result.mean_fluency,
+            result.mean_guidance,
+            result.auto_completion_rate,
+            result.auto_agreement,
+        ]
+
+
+SESSION_HEADER = [
+    "session",
+    "judge",
+    "kind",
+    "task",
+    "alias",
+    "system",
+    "status",
+    "end_reason",
+    "turns",
+    "started_at",
+    "ended_at",
+    "goal_met",
+    "completed",
+    "satisfaction",
+    "fluency",
+    "guidance",
+    "comment",
+]
+
+
+def _sessions(campaign: Campaign) -> Any:
+    return (
+        campaign.sessions.exclude(status=ChatSession.Status.PENDING)
+        .select_related("system", "task", "user", "rating")
+        .prefetch_related("bookings", "messages")
+        .order_by("pk")
+    )
+
+
+def _session_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
+    for session in _sessions(campaign):
+        rating = getattr(session, "rating", None)
+        turns = sum(1 for m in session.messages.all() if m.role != Message.Role.NOTICE)
+        met = (
+            goal_met(session.task.goal, list(session.bookings.all()), session.today)
+            if session.task is not None
+            else None
+        )
+        yield [
+            session.pk,
+            session.user.username if session.user else "",
+            session.kind,
+            session.task.key if session.task else "",
+            session.system.alias,
+            session.system.name,
+            session.status,
+            session.end_reason,
+            turns,
+            session.started_at.isoformat() if session.started_at else "",
+            session.ended_at.isoformat() if session.ended_at else "",
+            met,
+            rating.completed if rating else None,
+            rating.satisfaction if rating else None,
+            rating.fluency if rating else None,
+            rating.guidance if rating else None,
+            rating.comment if rating else "",
+        ]
+
+
+MESSAGE_HEADER = ["session", "position", "role", "text", "created_at", "latency_ms"]
+
+
+def _message_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
+    messages = (
+        Message.objects.filter(session__campaign=campaign)
+        .order_by("session_id", "position")
+        .values_list("session_id", "position", "role", "text", "created_at", "latency_ms")
+    )
+    for session, position, role, text, created_at, latency in messages.iterator():
+        yield [session, position, role, text, created_at.isoformat(), latency]
+
+
+RATING_HEADER = ["session", "judge", "task", "alias", "system", *SESSION_HEADER[12:], "rated_at"]
+
+
+def _rating_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
+    for session in _sessions(campaign).filter(rating__isnull=False):
+        rating = session.rating
+        yield [
+            session.pk,
+            session.user.username if session.user else "",
+            session.task.key if session.task else "",
+            session.system.alias,
+            session.system.name,
+            rating.completed,
+            rating.satisfaction,
+            rating.fluency,
+            rating.guidance,
+            rating.comment,
+            rating.created_at.isoformat(),
+        ]
+
+
+TABLES = {
+    "leaderboard": (LEADERBOARD_HEADER, _leaderboard_rows),
+    "sessions": (SESSION_HEADER, _session_rows),
+    "messages": (MESSAGE_HEADER, _message_rows),
+    "ratings": (RATING_HEADER, _rating_rows),
+}
+
+
+def export_response(campaign: Campaign, table: str, fmt: str) -> HttpResponse:
+    """One table as CSV, or the whole campaign as one workbook (``table`` = ``all``)."""
+    name = slugify(campaign.name) or f"campaign-{campaign.pk}"
+    if fmt == "csv":
+        header, rows = TABLES[table]
+        buffer = io.StringIO()
+        write_csv(buffer, header, rows(campaign))
+        response = HttpResponse(
+            buffer.getvalue().encode("utf-8-sig"), content_type="text/csv; charset=utf-8"
+        )
+        response["Content-Disposition"] = f'attachment; filename="{name}-{table}.csv"'
+        return response
+    if fmt != "xlsx":
+        raise KeyError(fmt)
+    chosen = list(TABLES) if table == "all" else [table]
+    sheets = []
+    for key in chosen:
+        header, rows = TABLES[key]
+        charts = (
+            [BarChartSpec("Completion rate", categories="alias", values=["completion_rate"])]
+            if key == "leaderboard"
+            else []
+        )
+        sheets.append(Sheet(key.capitalize(), header, rows(campaign), charts))
+    buffer_bytes = io.BytesIO()
+    write_workbook(buffer_bytes, sheets)
+    response = HttpResponse(
+        buffer_bytes.getvalue(),
+        content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    )
+    response["Content-Disposition"] = f'attachment; filename="{name}-{table}.xlsx"'
+    return response
+
+
+def review_context(session: ChatSession) -> dict[str, Any]:
+    rating = getattr(session, "rating", None)
+    bookings = list(session.bookings.all())
+    verdict = explanation = None
+    if session.task is not None:
+        verdict = goal_met(session.task.goal, bookings, session.today)
+        explanation = explain_goal(session.task.goal, bookings, session.today)
+    return {
+        "session": session,
+        "messages": list(session.messages.order_by("position")),
+        "rating": rating,
+        "bookings": bookings,
+        "goal_met": verdict,
+        "goal_explanation": explanation,
+        "disagreement": rating is not None and verdict is not None and rating.completed != verdict,
+        "turns": session.turn_count(),
+    }

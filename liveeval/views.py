@@ -1,0 +1,261 @@
+from __future__ import annotations
+
+from typing import Any, cast
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.db.models import Count, Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from evalsite import roles
+from evalsite.http import HtmxHttpRequest
+from liveeval import campaigns, chat, results
+from liveeval.consumers import group_name
+from liveeval.forms import CampaignForm, RatingForm, SandboxForm
+from liveeval.models import Campaign, ChatSession, DialogueSystem, Rating
+
+
+def _own_session(request: HttpRequest, session_id: int) -> ChatSession:
+    session = get_object_or_404(
+        ChatSession.objects.select_related("system", "task", "campaign"), pk=session_id
+    )
+    if not chat.may_chat(request.user, session):
+        raise PermissionDenied
+    return session
+
+
+def _broadcast_end(session: ChatSession) -> None:
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(group_name(session.pk), {"type": "chat.ended"})
+
+
+def next_pending_session(user: Any) -> ChatSession | None:
+    """The judge's session to work on: an unfinished or unrated one first, then the next planned."""
+    mine = ChatSession.objects.filter(
+        user=user, kind=ChatSession.Kind.JUDGED, campaign__status=Campaign.Status.OPEN
+    )
+    unfinished = mine.filter(status=ChatSession.Status.OPEN).order_by("started_at", "pk").first()
+    if unfinished is not None:
+        return unfinished
+    unrated = (
+        mine.filter(status=ChatSession.Status.ENDED, rating__isnull=True)
+        .exclude(end_reason=ChatSession.EndReason.ABANDONED)
+        .order_by("ended_at")
+        .first()
+    )
+    if unrated is not None:
+        return unrated
+    return (
+        mine.filter(status=ChatSession.Status.PENDING).order_by("campaign_id", "position").first()
+    )
+
+
+@roles.judge_required
+@require_POST
+def next_session(request: HttpRequest) -> HttpResponse:
+    with transaction.atomic():
+        session = next_pending_session(request.user)
+        if session is None:
+            messages.info(request, _("You have no conversation waiting. Thank you!"))
+            return redirect("home")
+        if session.status == ChatSession.Status.PENDING:
+            session.status = ChatSession.Status.OPEN
+            session.save(update_fields=["status"])
+    return redirect("liveeval:chat", session_id=session.pk)
+
+
+@login_required
+def chat_page(request: HttpRequest, session_id: int) -> HttpResponse:
+    session = _own_session(request, session_id)
+    if session.status == ChatSession.Status.PENDING:
+        raise PermissionDenied
+    lang = get_language() or "en"
+    context = chat.chat_context(session)
+    context["messages"] = chat.visible_messages(session)
+    context["task"] = session.task
+    if session.task is not None:
+        context["task_title"] = session.task.title(lang)
+        context["task_description"] = session.task.description(lang)
+    if context["needs_rating"]:
+        context["rating_form"] = RatingForm()
+    return render(request, "liveeval/chat.html", context)
+
+
+@login_required
+@require_POST
+def end_session(request: HtmxHttpRequest, session_id: int) -> HttpResponse:
+    session = _own_session(request, session_id)
+    if session.is_open:
+        session.end(ChatSession.EndReason.USER)
+        _broadcast_end(session)
+    context = chat.chat_context(session)
+    if context["needs_rating"]:
+        context["rating_form"] = RatingForm()
+    if request.htmx:
+        return render(request, "liveeval/_rating_panel.html", context)
+    return redirect("liveeval:chat", session_id=session.pk)
+
+
+@login_required
+@require_POST
+def rate_session(request: HtmxHttpRequest, session_id: int) -> HttpResponse:
+    session = _own_session(request, session_id)
+    if session.kind != ChatSession.Kind.JUDGED or session.status != ChatSession.Status.ENDED:
+        return HttpResponse(_("Only an ended conversation can be rated."), status=409)
+    if Rating.objects.filter(session=session).exists():
+        return HttpResponse(
+            _("This conversation is already rated; ratings are locked."), status=409
+        )
+    form = RatingForm(request.POST)
+    if form.is_valid():
+        rating = form.save(commit=False)
+        rating.session = session
+        rating.created_at = timezone.now()
+        rating.save()
+        if not request.htmx:
+            return redirect("liveeval:chat", session_id=session.pk)
+    context = chat.chat_context(session)
+    context["rating_form"] = form
+    if request.htmx:
+        # htmx swaps only 2xx answers, and the form with its errors must replace the old one.
+        return render(request, "liveeval/_rating_panel.html", context)
+    status = 200 if form.is_valid() else 422
+    context["messages"] = chat.visible_messages(session)
+    context["task"] = session.task
+    return render(request, "liveeval/chat.html", context, status=status)
+
+
+@roles.coordinator_required
+def sandbox(request: HttpRequest) -> HttpResponse:
+    form = SandboxForm(
+        request.POST or None,
+        initial={"lang": "zh", "today": timezone.localdate()},
+    )
+    if request.method == "POST" and form.is_valid():
+        system: DialogueSystem = form.cleaned_data["system"]
+        session = ChatSession.objects.create(
+            system=system,
+            kind=ChatSession.Kind.SANDBOX,
+            user_id=request.user.pk,
+            lang=form.cleaned_data["lang"],
+            today=form.cleaned_data["today"],
+            status=ChatSession.Status.OPEN,
+        )
+        return redirect("liveeval:chat", session_id=session.pk)
+    recent = ChatSession.objects.filter(
+        kind=ChatSession.Kind.SANDBOX, user_id=cast(int, request.user.pk)
+    )[:10]
+    return render(request, "liveeval/sandbox.html", {"form": form, "recent": recent})
+
+
+# Coordinator pages --------------------------------------------------------------------------
+
+
+@roles.coordinator_required
+def campaign_list(request: HttpRequest) -> HttpResponse:
+    campaigns = Campaign.objects.annotate(
+        n_sessions=Count("sessions", filter=Q(sessions__kind=ChatSession.Kind.JUDGED)),
+        n_rated=Count("sessions", filter=Q(sessions__rating__isnull=False)),
+    )
+    return render(request, "liveeval/campaign_list.html", {"campaigns": campaigns})
+
+
+@roles.coordinator_required
+def campaign_edit(request: HttpRequest, campaign_id: int | None = None) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=campaign_id) if campaign_id else None
+    if campaign is not None and campaign.status == Campaign.Status.CLOSED:
+        raise PermissionDenied
+    initial = {"today": timezone.localdate(), "judgements_per_pair": 3, "max_turns": 20}
+    form = CampaignForm(request.POST or None, instance=campaign, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        if campaign is not None and campaign.status == Campaign.Status.OPEN:
+            # In an open campaign only the judges change, and that goes through re-planning.
+            chosen = set(form.cleaned_data["judges"])
+            current = set(campaign.judges.all())
+            for judge in sorted(chosen - current, key=lambda u: u.pk):
+                campaigns.add_judge(campaign, judge)
+            for judge in sorted(current - chosen, key=lambda u: u.pk):
+                campaigns.remove_judge(campaign, judge)
+            campaign.name = form.cleaned_data["name"]
+            campaign.reply_timeout = form.cleaned_data["reply_timeout"]
+            campaign.save(update_fields=["name", "reply_timeout"])
+        else:
+            campaign = form.save(commit=False)
+            if campaign.created_by_id is None:
+                campaign.created_by_id = request.user.pk
+            campaign.save()
+            form.save_m2m()
+        messages.success(request, _("Campaign saved."))
+        return redirect("liveeval:campaign_detail", campaign_id=campaign.pk)
+    return render(request, "liveeval/campaign_form.html", {"form": form, "campaign": campaign})
+
+
+@roles.coordinator_required
+def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    context = {
+        "campaign": campaign,
+        "progress": campaigns.progress(campaign),
+        "flagged": campaigns.flagged_pairs(campaign),
+        "systems": campaign.systems.all(),
+        "tasks": campaign.tasks.all(),
+        "judges": campaign.judges.order_by("username"),
+        "sessions": campaign.sessions.filter(kind=ChatSession.Kind.JUDGED)
+        .exclude(status=ChatSession.Status.PENDING)
+        .select_related("system", "task", "user", "rating")
+        .order_by("-ended_at", "-pk")[:200],
+    }
+    return render(request, "liveeval/campaign_detail.html", context)
+
+
+@roles.coordinator_required
+@require_POST
+def campaign_action(request: HttpRequest, campaign_id: int, action: str) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    try:
+        if action == "open":
+            created = campaigns.open_campaign(campaign)
+            messages.success(
+                request, _("Campaign opened: %(n)s conversations planned.") % {"n": created}
+            )
+        elif action == "close":
+            campaigns.close_campaign(campaign)
+            messages.success(request, _("Campaign closed."))
+        else:
+            raise Http404
+    except campaigns.CampaignError as exc:
+        messages.error(request, str(exc))
+    return redirect("liveeval:campaign_detail", campaign_id=campaign.pk)
+
+
+@roles.coordinator_required
+def leaderboard_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    return render(request, "liveeval/leaderboard.html", results.leaderboard_context(campaign))
+
+
+@roles.coordinator_required
+def session_review(request: HttpRequest, session_id: int) -> HttpResponse:
+    session = get_object_or_404(
+        ChatSession.objects.select_related("system", "task", "campaign", "user"), pk=session_id
+    )
+    return render(request, "liveeval/session_review.html", results.review_context(session))
+
+
+@roles.coordinator_required
+def campaign_export(request: HttpRequest, campaign_id: int, table: str, fmt: str) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    try:
+        return results.export_response(campaign, table, fmt)
+    except KeyError:
+        raise Http404 from None

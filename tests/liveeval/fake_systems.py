@@ -1,0 +1,41 @@
+"""Systems under test with scripted behaviour, for consumer and conversation tests."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from liveeval.systems.base import Reply, SystemContext, SystemUnavailable
+
+
+class EchoSystem:
+    """Answers 'echo: <text>' and counts its turns in the session state."""
+
+    async def respond(self, context: SystemContext, user_text: str) -> Reply:
+        context.state["turns"] = context.state.get("turns", 0) + 1
+        if user_text == "bye":
+            return Reply("goodbye", end=True)
+        return Reply(f"echo: {user_text}")
+
+
+class SlowSystem:
+    async def respond(self, context: SystemContext, user_text: str) -> Reply:
+        await asyncio.sleep(float(context.state.get("delay", 5)))
+        return Reply("too late")
+
+
+class BrokenSystem:
+    async def respond(self, context: SystemContext, user_text: str) -> Reply:
+        raise SystemUnavailable("HTTP 500 from the team's server")
+
+
+def echo_adapter(config: dict[str, Any]) -> EchoSystem:
+    return EchoSystem()
+
+
+def slow_adapter(config: dict[str, Any]) -> SlowSystem:
+    return SlowSystem()
+
+
+def broken_adapter(config: dict[str, Any]) -> BrokenSystem:
+    return BrokenSystem()

@@ -1,0 +1,210 @@
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import User
+
+from evalsite import roles
+from evalsite.asgi import application
+from liveeval.models import ChatSession, Message
+from tests.channels_auth import session_headers
+from tests.conftest import make_user
+from tests.liveeval.conftest import judged_session, make_campaign, make_system, make_task
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fake_systems")]
+
+SECRET_NAMES = ("Secret echo engine", "test-echo", "echo-slug")
+
+
+@database_sync_to_async
+def echo_session(judge: User, **kwargs: object) -> ChatSession:
+    system = make_system("test-echo", "echo-slug", "System Q", "Secret echo engine")
+    campaign = make_campaign(**kwargs)  # type: ignore[arg-type]
+    return judged_session(judge, system, campaign, task=make_task())
+
+
+async def connect(user: User, session: ChatSession) -> tuple[bool, WebsocketCommunicator]:
+    headers = await session_headers(user)
+    communicator = WebsocketCommunicator(application, f"/ws/live/{session.pk}/", headers=headers)
+    connected, _ = await communicator.connect()
+    return connected, communicator
+
+
+async def receive_until(communicator: WebsocketCommunicator, marker: str) -> list[str]:
+    frames = []
+    async with asyncio.timeout(10):
+        while True:
+            frame = await communicator.receive_from(timeout=10)
+            frames.append(frame)
+            if marker in frame:
+                return frames
+
+
+@pytest.mark.parametrize("role", [roles.JUDGES, roles.ANNOTATORS, roles.COORDINATORS])
+async def test_other_people_are_refused(judge: User, role: str) -> None:
+    session = await echo_session(judge)
+    intruder = await database_sync_to_async(make_user)(f"intruder-{role}", role)
+    connected, communicator = await connect(intruder, session)
+    assert connected is False
+    await communicator.disconnect()
+
+
+async def test_anonymous_users_are_refused(judge: User) -> None:
+    session = await echo_session(judge)
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/live/{session.pk}/",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
+    )
+    connected, _ = await communicator.connect()
+    assert connected is False
+    await communicator.disconnect()
+
+
+async def test_a_closed_session_is_refused(judge: User) -> None:
+    session = await echo_session(judge)
+    await database_sync_to_async(session.end)(ChatSession.EndReason.USER)
+    connected, communicator = await connect(judge, session)
+    assert connected is False
+    await communicator.disconnect()
+
+
+async def test_the_message_is_stored_before_the_reply_is_pushed(judge: User) -> None:
+    session = await echo_session(judge)
+    connected, communicator = await connect(judge, session)
+    assert connected
+    await receive_until(communicator, 'id="chat-log"')
+    await communicator.send_json_to({"message": "你好", "HEADERS": {"HX-Request": "true"}})
+    frames = await receive_until(communicator, "echo: 你好")
+    # The user's own bubble comes back first, with the "replying" indicator on.
+    assert "你好" in frames[0] and 'class="typing"' in frames[0] and " hidden" not in frames[0]
+    rows = await database_sync_to_async(
+        lambda: list(session.messages.values_list("position", "role", "text"))
+    )()
+    assert rows == [(0, "user", "你好"), (1, "system", "echo: 你好")]
+    reply = await database_sync_to_async(session.messages.get)(position=1)
+    assert reply.latency_ms is not None
+    session_state = await database_sync_to_async(ChatSession.objects.get)(pk=session.pk)
+    assert session_state.state == {"turns": 1}
+    await communicator.disconnect()
+
+
+async def test_reconnecting_shows_the_whole_history(judge: User) -> None:
+    session = await echo_session(judge)
+    connected, first = await connect(judge, session)
+    await receive_until(first, 'id="chat-log"')
+    await first.send_json_to({"message": "one"})
+    await receive_until(first, "echo: one")
+    await first.disconnect()
+
+    connected, second = await connect(judge, session)
+    assert connected
+    history = (await receive_until(second, 'id="chat-log"'))[-1]
+    assert history.index(">one<") < history.index("echo: one")
+    assert 'hx-swap-oob="innerHTML"' in history
+    await second.disconnect()
+
+
+async def test_two_tabs_see_every_message(judge: User) -> None:
+    session = await echo_session(judge)
+    _, tab_a = await connect(judge, session)
+    _, tab_b = await connect(judge, session)
+    await receive_until(tab_a, 'id="chat-log"')
+    await receive_until(tab_b, 'id="chat-log"')
+    await tab_a.send_json_to({"message": "from tab a"})
+    frames_b = await receive_until(tab_b, "echo: from tab a")
+    assert any("from tab a" in frame for frame in frames_b)
+    await tab_a.disconnect()
+    await tab_b.disconnect()
+
+
+async def test_a_timeout_shows_a_notice_and_keeps_the_session(judge: User) -> None:
+    system = await database_sync_to_async(make_system)("test-slow", "slow", "System S")
+    campaign = await database_sync_to_async(make_campaign)(timeout=0.3)
+    session = await database_sync_to_async(judged_session)(judge, system, campaign)
+    _, communicator = await connect(judge, session)
+    await receive_until(communicator, 'id="chat-log"')
+    await communicator.send_json_to({"message": "hello?"})
+    frames = await receive_until(communicator, "notice-bubble")
+    assert "did not answer in time" in frames[-1]
+    stored = await database_sync_to_async(
+        lambda: list(session.messages.values_list("role", "text"))
+    )()
+    assert stored[0] == ("user", "hello?")
+    assert stored[1][0] == "notice"
+    refreshed = await database_sync_to_async(ChatSession.objects.get)(pk=session.pk)
+    assert refreshed.status == ChatSession.Status.OPEN and refreshed.replying_since is None
+    await communicator.disconnect()
+
+
+async def test_a_broken_system_shows_a_notice(judge: User) -> None:
+    system = await database_sync_to_async(make_system)("test-broken", "broken", "System X")
+    campaign = await database_sync_to_async(make_campaign)()
+    session = await database_sync_to_async(judged_session)(judge, system, campaign)
+    _, communicator = await connect(judge, session)
+    await receive_until(communicator, 'id="chat-log"')
+    await communicator.send_json_to({"message": "hi"})
+    frames = await receive_until(communicator, "notice-bubble")
+    assert "HTTP 500" not in frames[-1]  # the reason goes to the log, not to the judge
+    assert await database_sync_to_async(session.messages.count)() == 2
+    await communicator.disconnect()
+
+
+async def test_the_turn_limit_ends_the_session(judge: User) -> None:
+    session = await echo_session(judge, max_turns=4)
+    _, communicator = await connect(judge, session)
+    await receive_until(communicator, 'id="chat-log"')
+    await communicator.send_json_to({"message": "one"})
+    await receive_until(communicator, "echo: one")
+    await communicator.send_json_to({"message": "two"})
+    frames = await receive_until(communicator, 'id="rating-form"')
+    assert any("This conversation has ended" in frame for frame in frames)
+    refreshed = await database_sync_to_async(ChatSession.objects.get)(pk=session.pk)
+    assert refreshed.status == ChatSession.Status.ENDED
+    assert refreshed.end_reason == ChatSession.EndReason.TURN_LIMIT
+    await communicator.send_json_to({"message": "three"})
+    frames = await receive_until(communicator, "chat-alert")
+    assert "closed" in frames[-1]
+    assert await database_sync_to_async(session.messages.count)() == 4
+    await communicator.disconnect()
+
+
+async def test_no_system_identity_appears_in_frames(judge: User) -> None:
+    session = await echo_session(judge)
+    _, communicator = await connect(judge, session)
+    frames = await receive_until(communicator, 'id="chat-log"')
+    await communicator.send_json_to({"message": "who are you"})
+    frames += await receive_until(communicator, "echo: who are you")
+    await communicator.send_json_to({"message": "bye"})
+    frames += await receive_until(communicator, 'id="rating-form"')
+    text = "\n".join(frames)
+    assert "System Q" in text
+    for secret in SECRET_NAMES:
+        assert secret not in text
+    await communicator.disconnect()
+
+
+async def test_garbage_frames_are_ignored(judge: User) -> None:
+    session = await echo_session(judge)
+    _, communicator = await connect(judge, session)
+    await receive_until(communicator, 'id="chat-log"')
+    await communicator.send_to(text_data="not json")
+    await communicator.send_json_to({"message": ["not", "text"]})
+    await communicator.send_json_to({"message": "   "})
+    assert await communicator.receive_nothing(timeout=0.3)
+    assert await database_sync_to_async(Message.objects.filter(session=session).count)() == 0
+    await communicator.disconnect()
+
+
+async def test_frames_escape_what_people_type(judge: User) -> None:
+    session = await echo_session(judge)
+    _, communicator = await connect(judge, session)
+    await receive_until(communicator, 'id="chat-log"')
+    await communicator.send_json_to({"message": "<script>alert(1)</script>"})
+    frames = await receive_until(communicator, "echo: ")
+    assert "<script>" not in "".join(frames)
+    assert "&lt;script&gt;" in frames[-1]
+    await communicator.disconnect()
