@@ -78,8 +78,9 @@ def _pending_session(campaign: Campaign, judge_id: int, task: int, system: int) 
 def open_campaign(campaign: Campaign) -> int:
     """Freeze the design and create every judge's queue; returns the number of sessions."""
     with transaction.atomic():
-        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
-        if campaign.status != Campaign.Status.DRAFT:
+        # Two coordinators pressing "open" at once must not make two plans.
+        locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        if locked.status != Campaign.Status.DRAFT:
             raise CampaignError(f"campaign {campaign.name!r} is {campaign.status}, not a draft")
         tasks, systems, judges = _design(campaign)
         lowest_penalty = min(campaign.tasks.values_list("turn_penalty", flat=True), default=None)
@@ -143,6 +144,7 @@ def _apply(campaign: Campaign, change: Replan) -> None:
 def add_judge(campaign: Campaign, judge: Any) -> Replan | None:
     """Add a judge; in an open campaign they take over pending work to even out the loads."""
     with transaction.atomic():
+        Campaign.objects.select_for_update().get(pk=campaign.pk)
         if campaign.judges.filter(pk=judge.pk).exists():
             return None
         tasks, systems, judges = _design(campaign)
@@ -165,6 +167,7 @@ def add_judge(campaign: Campaign, judge: Any) -> Replan | None:
 def remove_judge(campaign: Campaign, judge: Any) -> Replan | None:
     """Take a judge out; their pending work goes to the others, within every guarantee."""
     with transaction.atomic():
+        Campaign.objects.select_for_update().get(pk=campaign.pk)
         tasks, systems, judges = _design(campaign)
         if judge.pk not in judges:
             return None

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import logging
 from typing import Any
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
-from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 
@@ -100,10 +100,11 @@ class ChatConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=await self._render("ended"))
 
     def _ui_language(self, session: ChatSession) -> str:
-        """The judge's chosen interface language (the language cookie), as on their pages."""
-        chosen = self.scope.get("cookies", {}).get(settings.LANGUAGE_COOKIE_NAME)
+        """The language of the page that opened the socket, so frames match the page."""
+        query = parse_qs(self.scope.get("query_string", b"").decode())
+        chosen = (query.get("lang") or [""])[0]
         if chosen and translation.check_for_language(chosen):
-            return str(chosen)
+            return chosen
         return ui_language(session.lang)
 
     @staticmethod

@@ -71,8 +71,10 @@ def _append(session: ChatSession, role: str, text: str, **fields: object) -> Mes
     raise RuntimeError(f"could not store a message in session {session.pk}")
 
 
-def _claim(session_id: int, text: str, lock_for: float) -> tuple[ChatSession, Message]:
-    """Mark the session as awaiting a reply and store the user's message."""
+def _claim(
+    session_id: int, text: str, lock_for: float
+) -> tuple[ChatSession, Message, SystemContext]:
+    """Mark the session as awaiting a reply, store the user's message, and gather the context."""
     now = timezone.now()
     stale = now - timedelta(seconds=lock_for)
     with transaction.atomic():
@@ -90,7 +92,7 @@ def _claim(session_id: int, text: str, lock_for: float) -> tuple[ChatSession, Me
             session.started_at = now
             session.save(update_fields=["started_at"])
         message = _append(session, Message.Role.USER, text)
-    return session, message
+    return session, message, _context(session)
 
 
 def _context(session: ChatSession) -> SystemContext:
@@ -152,10 +154,9 @@ async def exchange(
     anything when the message cannot be taken. A failing system never raises:
     the exchange then holds a stored notice and no reply.
     """
-    session, user_message = await sync_to_async(_claim)(session_id, text, timeout * 2 + 5)
+    session, user_message, context = await sync_to_async(_claim)(session_id, text, timeout * 2 + 5)
     if on_user_message is not None:
         await on_user_message(user_message)
-    context = await sync_to_async(_context)(session)
     adapter = adapter_for(session.system)
     started = time.monotonic()
     reply: Reply | None = None

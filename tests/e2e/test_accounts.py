@@ -17,7 +17,8 @@ def test_a_judge_logs_in_switches_to_chinese_and_logs_out(page: Page, base_url: 
     page.wait_for_load_state("load")
     expect(page.locator("html")).to_have_attribute("lang", "zh-hans")
     expect(page.get_by_role("button", name="退出")).to_be_visible()
-    expect(page.get_by_text("暂时没有等待你评测的对话。")).to_be_visible()
+    expect(page.get_by_role("heading", name="评测员")).to_be_visible()
+    expect(page.get_by_role("button", name="开始下一个对话")).to_be_visible()
 
     page.get_by_role("button", name="退出").click()
     page.goto(f"{base_url}/")

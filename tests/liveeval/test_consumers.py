@@ -28,7 +28,9 @@ def echo_session(judge: User, **kwargs: object) -> ChatSession:
 
 async def connect(user: User, session: ChatSession) -> tuple[bool, WebsocketCommunicator]:
     headers = await session_headers(user)
-    communicator = WebsocketCommunicator(application, f"/ws/live/{session.pk}/", headers=headers)
+    communicator = WebsocketCommunicator(
+        application, f"/ws/live/{session.pk}/?lang=en", headers=headers
+    )
     connected, _ = await communicator.connect()
     return connected, communicator
 
@@ -129,7 +131,7 @@ async def test_a_timeout_shows_a_notice_and_keeps_the_session(judge: User) -> No
     await receive_until(communicator, 'id="chat-log"')
     await communicator.send_json_to({"message": "hello?"})
     frames = await receive_until(communicator, "notice-bubble")
-    assert "did not answer in time" in frames[-1]
+    assert "系统未能及时回复" in frames[-1]  # stored in the dialogue's language
     stored = await database_sync_to_async(
         lambda: list(session.messages.values_list("role", "text"))
     )()
@@ -207,4 +209,19 @@ async def test_frames_escape_what_people_type(judge: User) -> None:
     frames = await receive_until(communicator, "echo: ")
     assert "<script>" not in "".join(frames)
     assert "&lt;script&gt;" in frames[-1]
+    await communicator.disconnect()
+
+
+async def test_frames_follow_the_language_of_the_page(judge: User) -> None:
+    session = await echo_session(judge, max_turns=2)
+    headers = await session_headers(judge)
+    communicator = WebsocketCommunicator(
+        application, f"/ws/live/{session.pk}/?lang=zh-hans", headers=headers
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    await receive_until(communicator, 'id="chat-log"')
+    await communicator.send_json_to({"message": "hi"})
+    frames = await receive_until(communicator, 'id="rating-form"')
+    assert "对话已结束" in "".join(frames)
     await communicator.disconnect()

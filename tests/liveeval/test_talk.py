@@ -137,7 +137,7 @@ def test_a_system_error_prints_one_line_and_exits_non_zero(
     DialogueSystem.objects.create(slug="broken", name="Broken", alias="System Z", kind="t-broken")
     monkeypatch.setitem(systems.ADAPTERS, "t-broken", "tests.liveeval.fake_systems.broken_adapter")
     with pytest.raises(CommandError, match="system broken failed: The system is unavailable"):
-        talk("broken", ["hello"], "--today", "2026-12-01")
+        talk("broken", ["hello"], "--today", "2026-12-01", "--lang", "en")
 
 
 @pytest.mark.django_db(transaction=True)
