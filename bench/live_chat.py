@@ -87,8 +87,13 @@ def prepare(database: TemporaryDatabase, judges: int, today: dt.date) -> list[tu
 async def one_judge(
     url: str, cookie: str, origin: str, messages: int, interval: float, results: dict[str, list]
 ) -> None:
+    import random
+
     import websockets
 
+    # Judges do not all press Enter at the same instant: each starts somewhere in the interval.
+    pace = random.Random(cookie)
+    await asyncio.sleep(pace.uniform(0, interval))
     async with websockets.connect(
         url, additional_headers={"Cookie": cookie, "Origin": origin}, open_timeout=30
     ) as socket:
@@ -109,7 +114,7 @@ async def one_judge(
                 results["lost"].append(1)
                 continue
             results["latencies"].append((time.perf_counter() - started) * 1000)
-            await asyncio.sleep(interval)
+            await asyncio.sleep(pace.uniform(0.5 * interval, 1.5 * interval))
 
 
 async def run_load(
@@ -130,7 +135,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--judges", type=int, default=100)
     parser.add_argument("--messages", type=int, default=5, help="messages per judge")
-    parser.add_argument("--interval", type=float, default=0.2, help="seconds between messages")
+    parser.add_argument(
+        "--interval", type=float, default=2.0, help="seconds a judge waits before the next message"
+    )
     args = parser.parse_args()
     today = dt.date.today()
     with TemporaryDatabase() as database:
