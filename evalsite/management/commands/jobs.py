@@ -59,13 +59,13 @@ class Command(BaseCommand):
                 raise CommandError(str(exc)) from None
             self._finish(jobs.run(job, on_progress=self._draw))
         else:
-            job = Job.objects.filter(pk=options["job_id"]).first()
-            if job is None:
+            stored = Job.objects.filter(pk=options["job_id"]).first()
+            if stored is None:
                 raise CommandError(f"no job {options['job_id']}")
             jobs.reap_interrupted()
-            job.refresh_from_db()
+            stored.refresh_from_db()
             try:
-                finished = jobs.resume(job, background=False)
+                finished = jobs.resume(stored, background=False)
             except jobs.JobError as exc:
                 raise CommandError(str(exc)) from None
             assert isinstance(finished, Job)
