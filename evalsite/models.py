@@ -77,3 +77,55 @@ class Job(models.Model):
             "percent": self.percent,
             "message": self.message,
         }
+
+
+class LLMCall(models.Model):
+    """One request to an LLM, or one answer served from the cache, with its usage and cost.
+
+    Every call is kept, so that a run's token usage and cost can be summed, and so
+    that an identical request (same ``request_hash``) is answered from here when the
+    caller asks for the cache: re-running an evaluation then costs nothing.
+    """
+
+    class Status(models.TextChoices):
+        OK = "ok", _("Answered")
+        INVALID = "invalid", _("Malformed structured answer")
+        ERROR = "error", _("Failed")
+
+    purpose = models.CharField(_("purpose"), max_length=200, blank=True)
+    base_url = models.CharField(_("base URL"), max_length=500)
+    model = models.CharField(_("model"), max_length=200)
+    request_hash = models.CharField(_("request hash"), max_length=64)
+    request = models.JSONField(_("request"))
+    response = models.JSONField(
+        _("response"),
+        default=dict,
+        blank=True,
+        help_text=_("The assistant's message, as received, malformed or not."),
+    )
+    status = models.CharField(_("status"), max_length=8, choices=Status.choices)
+    cached = models.BooleanField(_("served from the cache"), default=False)
+    error = models.TextField(
+        _("error"), blank=True, help_text=_("Why the call failed, or why its answer was refused.")
+    )
+    prompt_tokens = models.PositiveIntegerField(_("prompt tokens"), default=0)
+    completion_tokens = models.PositiveIntegerField(_("completion tokens"), default=0)
+    cost = models.DecimalField(
+        _("cost"),
+        max_digits=14,
+        decimal_places=6,
+        null=True,
+        blank=True,
+        help_text=_("Unknown when no price is configured."),
+    )
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=1)
+    latency_ms = models.PositiveIntegerField(_("latency (ms)"), default=0)
+    created_at = models.DateTimeField(_("time"), default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("LLM call")
+        indexes = [models.Index(fields=["request_hash", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.model} #{self.pk} ({self.status})"

@@ -15,6 +15,7 @@ urlpatterns = [
     path("jobs/<int:job_id>/", views.job_detail, name="job_detail"),
     path("jobs/<int:job_id>/resume/", views.job_resume, name="job_resume"),
     path("live/", include("liveeval.urls")),
+    path("api/booking/", include("liveeval.api_urls")),
     path("annotation/", include("annotation.urls")),
     path("admin/", admin.site.urls),
 ]

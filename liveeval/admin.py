@@ -152,8 +152,31 @@ class BookingAdmin(admin.ModelAdmin):
         self.message_user(request, _("%(count)d booking(s) cancelled.") % {"count": done})
 
 
+class DialogueSystemForm(forms.ModelForm):
+    class Meta:
+        model = DialogueSystem
+        fields = ("slug", "name", "alias", "kind", "config", "description", "enabled")
+
+    def clean(self) -> dict[str, Any]:
+        from evalsite.llm import LLMConfigError
+        from liveeval.systems.http import HttpConfig, HttpConfigError
+        from liveeval.systems.openai import AgentConfig
+
+        data = super().clean() or {}
+        config = data.get("config") or {}
+        try:
+            if data.get("kind") == DialogueSystem.Kind.HTTP:
+                HttpConfig.from_config(config)
+            elif data.get("kind") == DialogueSystem.Kind.OPENAI:
+                AgentConfig.from_config(config)
+        except (HttpConfigError, LLMConfigError) as exc:
+            raise forms.ValidationError({"config": str(exc)}) from None
+        return data
+
+
 @admin.register(DialogueSystem)
 class DialogueSystemAdmin(admin.ModelAdmin):
+    form = DialogueSystemForm
     list_display = ("alias", "name", "slug", "kind", "role", "enabled")
     list_filter = ("kind", "enabled")
     search_fields = ("slug", "name", "alias")

@@ -112,3 +112,10 @@ def services() -> dict[str, str]:
         "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/postgres",
         "REDIS_URL": "redis://127.0.0.1:6379/0",
     }
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser tests run last: Playwright leaves an event loop running in the main thread,
+    which would break any asyncio test that ran after them."""
+    items.sort(key=lambda item: "tests/e2e/" in item.nodeid.replace("\\", "/"))

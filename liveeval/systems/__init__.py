@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 ADAPTERS: dict[str, str] = {
     "reference": "liveeval.systems.builtin.reference_adapter",
     "baseline": "liveeval.systems.builtin.baseline_adapter",
+    "http": "liveeval.systems.http.http_adapter",
+    "openai": "liveeval.systems.openai.openai_adapter",
 }
 
 
