@@ -8,3 +8,7 @@ class AnnotationConfig(AppConfig):
     name = "annotation"
     verbose_name = _("Annotation")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Registers the import job kinds with the job runner.
+        from annotation import jobs  # noqa: F401

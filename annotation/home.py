@@ -2,13 +2,36 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Count, Q
+
+from annotation.models import Assignment, Campaign
 from evalsite import roles
 from evalsite.home import HomeSection
 
 
+def campaigns_open_to(user: Any) -> list[Campaign]:
+    """Open campaigns that list ``user`` as an annotator, or list nobody."""
+    return list(
+        Campaign.objects.filter(status=Campaign.Status.OPEN)
+        .filter(Q(annotators__isnull=True) | Q(annotators=user))
+        .distinct()
+        .order_by("name")
+    )
+
+
 def annotator_section(user: Any) -> HomeSection:
-    return HomeSection(roles.ANNOTATORS, "annotation/_home_annotator.html", {"queues": []})
+    campaigns = campaigns_open_to(user)
+    done = dict(
+        Assignment.objects.filter(
+            annotator=user, campaign__in=campaigns, status=Assignment.Status.SUBMITTED
+        )
+        .values("campaign")
+        .annotate(n=Count("pk"))
+        .values_list("campaign", "n")
+    )
+    queues = [{"campaign": campaign, "done": done.get(campaign.pk, 0)} for campaign in campaigns]
+    return HomeSection(roles.ANNOTATORS, "annotation/_home_annotator.html", {"queues": queues})
 
 
 def coordinator_campaigns(user: Any) -> dict[str, Any]:
-    return {"annotation_campaigns": []}
+    return {"annotation_campaigns": list(Campaign.objects.all()[:20])}

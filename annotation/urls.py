@@ -1,7 +1,23 @@
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import path
+
+from annotation import views
 
 app_name = "annotation"
 
-urlpatterns: list[URLPattern] = []
+urlpatterns = [
+    path("campaigns/", views.campaigns, name="campaigns"),
+    path("import/", views.import_transcripts, name="import_transcripts"),
+    path("import/llm-scores/", views.import_scores, name="import_scores"),
+    path("<int:campaign_id>/", views.dashboard, name="dashboard"),
+    path(
+        "<int:campaign_id>/transcripts/<int:transcript_id>/",
+        views.transcript_scores,
+        name="transcript_scores",
+    ),
+    path("<int:campaign_id>/work/", views.work, name="work"),
+    path("<int:campaign_id>/mine/", views.mine, name="mine"),
+    path("<int:campaign_id>/items/<int:transcript_id>/", views.item, name="item"),
+    path("<int:campaign_id>/items/<int:transcript_id>/skip/", views.skip, name="skip"),
+]

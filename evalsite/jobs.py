@@ -27,7 +27,7 @@ from typing import Any
 
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
-from django.db import close_old_connections
+from django.db import connection
 from django.utils import timezone
 
 from evalsite.models import Job
@@ -228,7 +228,8 @@ def _run_in_thread(job_id: int, loop: asyncio.AbstractEventLoop | None) -> None:
     except Exception:
         logger.exception("job %s crashed outside its function", job_id)
     finally:
-        close_old_connections()
+        # This thread ends here; a persistent connection left open would outlive it.
+        connection.close()
 
 
 def _execute(
@@ -287,7 +288,7 @@ def _beat(job_id: int, stop: threading.Event) -> None:
                 heartbeat_at=timezone.now()
             )
     finally:
-        close_old_connections()
+        connection.close()
 
 
 @job_kind("evalsite.count")

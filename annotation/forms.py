@@ -1,0 +1,248 @@
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+
+from django import forms
+from django.forms import BoundField
+from django.utils.translation import gettext_lazy as _
+
+from annotation.importers import FORMATS
+from annotation.models import Assignment, Campaign, Dimension, Response
+from annotation.queue import MAX_TIME_ON_TASK_MS, Answer
+
+MAX_RATIONALE = 5000
+
+
+@dataclass(frozen=True)
+class Option:
+    value: int
+    label: str
+    description: str
+    input_id: str
+    checked: bool
+
+
+@dataclass(frozen=True)
+class Question:
+    """One rubric question as the workspace shows it, with its levels as the options."""
+
+    dimension: Dimension
+    name: str
+    title: str
+    text: str
+    options: list[Option]
+    rationale: BoundField | None
+    errors: list[str]
+    position: int
+
+
+class AnswerForm(forms.Form):
+    """The answers to every rubric question asked about one item, plus its time on task.
+
+    Options carry the value *as shown*; pairwise answers are turned into the item's own terms
+    by the assignment, which knows which side each response was shown on.
+    """
+
+    time_on_task_ms = forms.IntegerField(
+        required=False, min_value=0, widget=forms.HiddenInput, label=_("time on task")
+    )
+    shown_at = forms.IntegerField(
+        required=False, min_value=0, widget=forms.HiddenInput, label=_("shown at")
+    )
+
+    def __init__(
+        self,
+        *args: Any,
+        assignment: Assignment,
+        dimensions: list[Dimension],
+        lang: str,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.assignment = assignment
+        self.dimensions = dimensions
+        self.lang = lang
+        for dimension in dimensions:
+            self.fields[self.answer_name(dimension)] = forms.TypedChoiceField(
+                label=dimension.question(lang),
+                choices=[(str(level.value), level.label(lang)) for level in dimension.levels.all()],
+                coerce=int,
+                widget=forms.RadioSelect,
+                error_messages={"required": _("Choose an answer.")},
+            )
+            if dimension.rationale != Dimension.Rationale.NONE:
+                self.fields[self.rationale_name(dimension)] = forms.CharField(
+                    label=_("Why?"),
+                    required=dimension.rationale == Dimension.Rationale.REQUIRED,
+                    max_length=MAX_RATIONALE,
+                    widget=forms.Textarea(attrs={"rows": 2}),
+                )
+        if not self.is_bound and "shown_at" not in self.initial:
+            self.initial["shown_at"] = int(time.time() * 1000)
+
+    @staticmethod
+    def answer_name(dimension: Dimension) -> str:
+        return f"answer_{dimension.key}"
+
+    @staticmethod
+    def rationale_name(dimension: Dimension) -> str:
+        return f"rationale_{dimension.key}"
+
+    @classmethod
+    def initial_from(cls, assignment: Assignment, responses: list[Response]) -> dict[str, Any]:
+        """The form's initial data when an annotator revises their submitted answers."""
+        initial: dict[str, Any] = {}
+        for response in responses:
+            initial[cls.answer_name(response.dimension)] = assignment.as_shown(
+                response.dimension, response.value
+            )
+            initial[cls.rationale_name(response.dimension)] = response.rationale
+        return initial
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
+        measured = cleaned.get("time_on_task_ms")
+        if measured is None and not self.has_error("time_on_task_ms"):
+            # Without JavaScript the page cannot measure; the time since it was served stands in.
+            shown_at = cleaned.get("shown_at")
+            measured = int(time.time() * 1000) - shown_at if shown_at else 0
+        if measured is not None:
+            cleaned["time_on_task_ms"] = max(0, min(MAX_TIME_ON_TASK_MS, measured))
+        return cleaned
+
+    def answers(self) -> list[Answer]:
+        return [
+            Answer(
+                dimension=dimension,
+                value=self.assignment.as_stored(
+                    dimension, self.cleaned_data[self.answer_name(dimension)]
+                ),
+                rationale=self.cleaned_data.get(self.rationale_name(dimension), "").strip(),
+            )
+            for dimension in self.dimensions
+        ]
+
+    def questions(self) -> list[Question]:
+        questions: list[Question] = []
+        for position, dimension in enumerate(self.dimensions, start=1):
+            bound = self[self.answer_name(dimension)]
+            chosen = str(bound.value()) if bound.value() not in (None, "") else None
+            options = [
+                Option(
+                    value=level.value,
+                    label=level.label(self.lang),
+                    description=level.description(self.lang),
+                    input_id=f"id_{bound.html_name}_{level.value}",
+                    checked=chosen == str(level.value),
+                )
+                for level in dimension.levels.all()
+            ]
+            rationale_name = self.rationale_name(dimension)
+            questions.append(
+                Question(
+                    dimension=dimension,
+                    name=bound.html_name,
+                    title=dimension.name(self.lang),
+                    text=dimension.question(self.lang),
+                    options=options,
+                    rationale=self[rationale_name] if rationale_name in self.fields else None,
+                    errors=[str(error) for error in bound.errors],
+                    position=position,
+                )
+            )
+        return questions
+
+
+class ImportTranscriptsForm(forms.Form):
+    campaign = forms.ModelChoiceField(
+        queryset=Campaign.objects.all(),
+        required=False,
+        label=_("Campaign"),
+        empty_label=_("A new campaign…"),
+    )
+    new_campaign = forms.CharField(
+        required=False,
+        max_length=200,
+        label=_("New campaign's name"),
+        help_text=_("Created with the default CONCEPT rubric."),
+    )
+    format = forms.ChoiceField(
+        label=_("Format"),
+        choices=[
+            ("jsonl", _("JSONL: one transcript per line")),
+            ("csv", _("CSV: one row per turn")),
+            ("concept4crs", _("Concept4CRS: a .zip of <system>/<dataset>/*.json")),
+        ],
+    )
+    file = forms.FileField(label=_("File"))
+    personas = forms.FileField(
+        required=False,
+        label=_("Personas (Concept4CRS only)"),
+        help_text=_("CONCEPT's personas.csv, for each transcript's emotion and age group."),
+    )
+
+    def clean_new_campaign(self) -> str:
+        name: str = self.cleaned_data["new_campaign"].strip()
+        if name and Campaign.objects.filter(name=name).exists():
+            raise forms.ValidationError(
+                _("A campaign with this name exists; choose it above."), code="exists"
+            )
+        return name
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
+        chosen, name = cleaned.get("campaign"), cleaned.get("new_campaign")
+        if not self.has_error("new_campaign") and bool(chosen) == bool(name):
+            raise forms.ValidationError(
+                _("Choose a campaign or name a new one (not both)."), code="campaign"
+            )
+        upload = cleaned.get("file")
+        suffix = PurePath(upload.name).suffix.lower() if upload else ""
+        expected = {"jsonl": {".jsonl", ".ndjson"}, "csv": {".csv"}, "concept4crs": {".zip"}}
+        fmt = cleaned.get("format")
+        if upload and fmt in FORMATS and suffix not in expected[fmt]:
+            self.add_error(
+                "file",
+                forms.ValidationError(
+                    _("A %(format)s import needs a %(suffixes)s file."),
+                    code="suffix",
+                    params={"format": fmt, "suffixes": " or ".join(sorted(expected[fmt]))},
+                ),
+            )
+        if cleaned.get("personas") and fmt != "concept4crs":
+            self.add_error(
+                "personas",
+                forms.ValidationError(
+                    _("Personas apply to Concept4CRS imports only."), code="personas"
+                ),
+            )
+        return cleaned
+
+    @property
+    def campaign_name(self) -> str:
+        chosen: Campaign | None = self.cleaned_data.get("campaign")
+        return chosen.name if chosen is not None else str(self.cleaned_data["new_campaign"])
+
+
+class ImportScoresForm(forms.Form):
+    campaign = forms.ModelChoiceField(queryset=Campaign.objects.all(), label=_("Campaign"))
+    evaluator = forms.CharField(
+        max_length=100,
+        label=_("Evaluator"),
+        help_text=_("The LLM evaluator's name, e.g. gpt-4o-2024-08-06 with CONCEPT's prompts."),
+    )
+    file = forms.FileField(
+        label=_("File"),
+        help_text=_("JSONL, or CSV with transcript_id, dimension, score, rationale."),
+    )
+
+    def clean_file(self) -> Any:
+        upload = self.cleaned_data["file"]
+        if PurePath(upload.name).suffix.lower() not in {".jsonl", ".ndjson", ".csv"}:
+            raise forms.ValidationError(_("Upload a .jsonl or .csv file."), code="suffix")
+        return upload

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from annotation.importers import FORMATS, guess_format
+from annotation.jobs import run_inline
+from evalsite.models import Job
+
+
+class Command(BaseCommand):
+    help = (
+        "Import transcripts into an annotation campaign, creating it with the default rubric "
+        "if needed. The whole file is checked first; one bad row and nothing is written. "
+        "Re-importing the same ids updates them."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("path", help="A .jsonl or .csv file, or a Concept4CRS folder or .zip.")
+        parser.add_argument("--campaign", required=True, help="The campaign's name.")
+        parser.add_argument(
+            "--format",
+            choices=FORMATS,
+            help="The input's format (default: from the path: .jsonl, .csv, a folder or .zip).",
+        )
+        parser.add_argument(
+            "--personas",
+            help="Concept4CRS only: personas.csv, for each transcript's emotion and age group.",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        fmt = options["format"] or guess_format(options["path"])
+        if fmt is None:
+            raise CommandError(
+                f"Cannot tell the format of {options['path']}; pass --format jsonl, csv or "
+                "concept4crs."
+            )
+        job = run_inline(
+            "annotation.import_transcripts",
+            {
+                "path": options["path"],
+                "campaign": options["campaign"],
+                "format": fmt,
+                "personas": options["personas"],
+            },
+            self.stderr.write,
+        )
+        if job.status != Job.Status.DONE:
+            raise CommandError("\n".join(job.errors) or job.message)
+        result = job.result
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Imported {result['transcripts']} transcripts into {result['campaign']!r}: "
+                f"{result['created']} new, {result['updated']} updated, "
+                f"{result['llm_scores']} LLM scores; the write held the database for "
+                f"{result['lock_seconds']:.3f} s."
+            )
+        )

@@ -1,0 +1,220 @@
+"""Who annotates which transcript next: exactly R annotations per item, none twice by anyone.
+
+``Transcript.active_count`` counts the places taken on an item (assignments held or
+submitted). Every change to it happens in a transaction that has locked the item:
+
+- on PostgreSQL, ``SELECT ... FOR UPDATE SKIP LOCKED`` picks the next item, so concurrent
+  annotators take different items instead of waiting for each other;
+- on SQLite, every transaction begins ``IMMEDIATE`` (see the settings), so a transaction
+  that reads the queue and then writes to it runs alone;
+- the unique (transcript, annotator) constraint on ``Assignment`` is the last guard.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from django.db import connection, transaction
+from django.db.models import Exists, F, Model, OuterRef, QuerySet
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from annotation.models import Assignment, Campaign, Dimension, Response, Transcript
+
+# A longer time on task is a tab left open, not work; it is stored as this cap.
+MAX_TIME_ON_TASK_MS = 2 * 60 * 60 * 1000
+
+_M = TypeVar("_M", bound=Model)
+
+
+class ItemUnavailable(Exception):
+    """The annotator cannot submit or skip this item; the message says why."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    dimension: Dimension
+    value: int
+    rationale: str = ""
+
+
+def _skip_locked(queryset: QuerySet[_M]) -> QuerySet[_M]:
+    if connection.features.has_select_for_update_skip_locked:
+        return queryset.select_for_update(skip_locked=True)
+    return queryset
+
+
+def _locked(queryset: QuerySet[_M]) -> QuerySet[_M]:
+    if connection.features.has_select_for_update:
+        return queryset.select_for_update()
+    return queryset
+
+
+def _release(transcript_ids: Sequence[int]) -> None:
+    """Give back one place per occurrence of each transcript id."""
+    by_count: dict[int, list[int]] = {}
+    for transcript_id, count in Counter(transcript_ids).items():
+        by_count.setdefault(count, []).append(transcript_id)
+    for count, ids in by_count.items():
+        Transcript.objects.filter(pk__in=ids).update(active_count=F("active_count") - count)
+
+
+def reclaim_expired(campaign: Campaign, *, now: datetime | None = None) -> int:
+    """Put items held longer than the campaign's hold time back in the pool; return how many.
+
+    Must run inside a transaction. Holds another transaction is reclaiming are skipped.
+    """
+    cutoff = (now or timezone.now()) - timedelta(minutes=campaign.hold_minutes)
+    expired = list(
+        _skip_locked(
+            Assignment.objects.filter(
+                campaign=campaign, status=Assignment.Status.HELD, held_at__lt=cutoff
+            )
+        ).values_list("pk", "transcript_id")
+    )
+    if not expired:
+        return 0
+    Assignment.objects.filter(pk__in=[pk for pk, _ in expired]).update(
+        status=Assignment.Status.EXPIRED
+    )
+    _release([transcript_id for _, transcript_id in expired])
+    return len(expired)
+
+
+def next_for(
+    user: Any,
+    campaign: Campaign,
+    *,
+    now: datetime | None = None,
+    chance: random.Random | None = None,
+) -> Assignment | None:
+    """The item ``user`` should annotate next in ``campaign``, held for them; None when done.
+
+    An item the user already holds comes back first. Otherwise the item is one the user has
+    never been given, with fewer than R places taken, nearest to completion; ties go to
+    import order, or to a random order when the campaign asks for one.
+    """
+    if not campaign.is_open:
+        return None
+    now = now or timezone.now()
+    with transaction.atomic():
+        reclaim_expired(campaign, now=now)
+        held = (
+            Assignment.objects.filter(
+                campaign=campaign, annotator=user, status=Assignment.Status.HELD
+            )
+            .select_related("transcript")
+            .order_by("held_at", "pk")
+            .first()
+        )
+        if held is not None:
+            return held
+        tie_break = "shuffle_key" if campaign.randomise_order else "position"
+        candidates = (
+            Transcript.objects.filter(
+                campaign=campaign, active_count__lt=campaign.annotations_per_item
+            )
+            .filter(~Exists(Assignment.objects.filter(transcript=OuterRef("pk"), annotator=user)))
+            .order_by("-active_count", tie_break)
+        )
+        transcript = _skip_locked(candidates).first()
+        if transcript is None:
+            return None
+        swapped = transcript.is_pairwise and (chance or random).random() < 0.5
+        assignment = Assignment.objects.create(
+            campaign=campaign,
+            transcript=transcript,
+            annotator=user,
+            swapped=swapped,
+            held_at=now,
+        )
+        Transcript.objects.filter(pk=transcript.pk).update(active_count=F("active_count") + 1)
+        return assignment
+
+
+def submit(
+    user: Any,
+    transcript: Transcript,
+    answers: Sequence[Answer],
+    time_on_task_ms: int,
+    *,
+    now: datetime | None = None,
+) -> Assignment:
+    """Store the user's answers on ``transcript``: a first submission or a revision.
+
+    A hold that expired can still be submitted while the item has a free place. A revision
+    replaces the answers and adds its time to the item's time on task.
+    """
+    campaign = transcript.campaign
+    if not campaign.is_open:
+        raise ItemUnavailable(_("This campaign is closed; its annotations can no longer change."))
+    now = now or timezone.now()
+    time_on_task_ms = max(0, min(MAX_TIME_ON_TASK_MS, time_on_task_ms))
+    with transaction.atomic():
+        assignment = _locked(
+            Assignment.objects.filter(transcript=transcript, annotator=user)
+        ).first()
+        if assignment is None:
+            raise ItemUnavailable(_("This item was not given to you."))
+        if assignment.status == Assignment.Status.SKIPPED:
+            raise ItemUnavailable(_("You skipped this item."))
+        if assignment.status == Assignment.Status.EXPIRED:
+            taken = (
+                _locked(Transcript.objects.filter(pk=transcript.pk))
+                .values_list("active_count", flat=True)
+                .get()
+            )
+            if taken >= campaign.annotations_per_item:
+                raise ItemUnavailable(
+                    _("You held this item too long and others have completed it.")
+                )
+            Transcript.objects.filter(pk=transcript.pk).update(active_count=F("active_count") + 1)
+        if assignment.status == Assignment.Status.SUBMITTED:
+            assignment.time_on_task_ms = min(
+                MAX_TIME_ON_TASK_MS, assignment.time_on_task_ms + time_on_task_ms
+            )
+        else:
+            assignment.status = Assignment.Status.SUBMITTED
+            assignment.submitted_at = now
+            assignment.time_on_task_ms = time_on_task_ms
+        assignment.save(update_fields=["status", "submitted_at", "time_on_task_ms"])
+        Response.objects.bulk_create(
+            [
+                Response(
+                    assignment=assignment,
+                    transcript=transcript,
+                    dimension=answer.dimension,
+                    value=answer.value,
+                    rationale=answer.rationale,
+                    time_on_task_ms=assignment.time_on_task_ms,
+                    created_at=now,
+                    updated_at=now,
+                )
+                for answer in answers
+            ],
+            update_conflicts=True,
+            unique_fields=["assignment", "dimension"],
+            update_fields=["value", "rationale", "time_on_task_ms", "updated_at"],
+        )
+    return assignment
+
+
+def skip(user: Any, transcript: Transcript) -> None:
+    """Give the item back: it returns to the pool and is never offered to ``user`` again."""
+    with transaction.atomic():
+        assignment = _locked(
+            Assignment.objects.filter(transcript=transcript, annotator=user)
+        ).first()
+        if assignment is None:
+            raise ItemUnavailable(_("This item was not given to you."))
+        if assignment.status == Assignment.Status.SUBMITTED:
+            raise ItemUnavailable(_("You have already submitted this item."))
+        if assignment.status == Assignment.Status.HELD:
+            _release([transcript.pk])
+        assignment.status = Assignment.Status.SKIPPED
+        assignment.save(update_fields=["status"])

@@ -1,0 +1,325 @@
+"""The annotator's workspace, the coordinator's dashboard, and the import pages.
+
+Annotators only ever get querysets of the transcript itself and of their own answers:
+nothing here loads LLM scores or other people's answers for them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db.models import Prefetch
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect, push_url
+
+from annotation import progress, queue
+from annotation.forms import AnswerForm, ImportScoresForm, ImportTranscriptsForm
+from annotation.importers import guess_format
+from annotation.jobs import store_upload
+from annotation.models import Assignment, Campaign, Dimension, Level, Transcript
+from evalsite import jobs
+from evalsite.http import HtmxHttpRequest
+from evalsite.roles import annotator_required, coordinator_required
+
+PAGE_SIZE = 50
+# The score upload shares its page with the transcript upload; the prefix keeps field ids apart.
+SCORES_PREFIX = "scores"
+
+
+def _campaign_for_annotator(request: HttpRequest, campaign_id: int) -> Campaign:
+    campaign = get_object_or_404(Campaign.objects.select_related("rubric"), pk=campaign_id)
+    if not campaign.open_to(request.user):
+        raise PermissionDenied
+    return campaign
+
+
+def _dimensions_for(transcript: Transcript) -> list[Dimension]:
+    levels = Prefetch("levels", queryset=Level.objects.order_by("value"))
+    dimensions = transcript.campaign.rubric.dimensions.prefetch_related(levels)
+    return [dimension for dimension in dimensions if dimension.applies_to(transcript)]
+
+
+def _workspace_context(
+    request: HttpRequest, assignment: Assignment, form: AnswerForm | None = None
+) -> dict[str, Any]:
+    transcript = assignment.transcript
+    campaign = transcript.campaign
+    if form is None:
+        responses = list(assignment.responses.select_related("dimension"))
+        form = AnswerForm(
+            assignment=assignment,
+            dimensions=_dimensions_for(transcript),
+            lang=get_language(),
+            initial=AnswerForm.initial_from(assignment, responses),
+        )
+    left, right = transcript.response_a, transcript.response_b
+    if assignment.swapped:
+        left, right = right, left
+    return {
+        "campaign": campaign,
+        "transcript": transcript,
+        "assignment": assignment,
+        "revising": assignment.status == Assignment.Status.SUBMITTED,
+        "form": form,
+        "questions": form.questions(),
+        "left": left,
+        "right": right,
+        "turns": list(enumerate(transcript.turns, start=1)),
+        "show_feelings": campaign.show_feelings,
+        **_bars(request, campaign),
+        "item_url": reverse("annotation:item", args=[campaign.pk, transcript.pk]),
+        "skip_url": reverse("annotation:skip", args=[campaign.pk, transcript.pk]),
+    }
+
+
+def _render_workspace(
+    request: HtmxHttpRequest, assignment: Assignment, form: AnswerForm | None = None
+) -> HttpResponse:
+    context = _workspace_context(request, assignment, form)
+    if request.htmx:
+        return render(request, "annotation/_workspace.html", context)
+    return render(request, "annotation/item.html", context)
+
+
+def _render_next(request: HtmxHttpRequest, campaign: Campaign) -> HttpResponse:
+    """After a submit or a skip: the next item as a partial for htmx, a redirect otherwise."""
+    if not request.htmx:
+        return redirect("annotation:work", campaign.pk)
+    assignment = queue.next_for(request.user, campaign)
+    if assignment is None:
+        response = render(request, "annotation/_done.html", _done_context(request, campaign))
+        return push_url(response, reverse("annotation:work", args=[campaign.pk]))
+    response = _render_workspace(request, assignment)
+    return push_url(
+        response, reverse("annotation:item", args=[campaign.pk, assignment.transcript_id])
+    )
+
+
+def _bars(request: HttpRequest, campaign: Campaign) -> dict[str, progress.Bar]:
+    figures = progress.campaign_figures(campaign)
+    return {
+        "my_bar": progress.annotator_bar(request.user, campaign, figures),
+        "campaign_bar": progress.campaign_bar(campaign, figures),
+    }
+
+
+def _done_context(request: HttpRequest, campaign: Campaign) -> dict[str, Any]:
+    return {"campaign": campaign, **_bars(request, campaign)}
+
+
+@annotator_required
+def work(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
+    """Hand out the next item and send the annotator to its page."""
+    campaign = _campaign_for_annotator(request, campaign_id)
+    assignment = queue.next_for(request.user, campaign)
+    if assignment is None:
+        template = "annotation/_done.html" if request.htmx else "annotation/done.html"
+        return render(request, template, _done_context(request, campaign))
+    return redirect("annotation:item", campaign.pk, assignment.transcript_id)
+
+
+@annotator_required
+@require_http_methods(["GET", "POST"])
+def item(request: HtmxHttpRequest, campaign_id: int, transcript_id: int) -> HttpResponse:
+    """One item of the workspace: GET shows it, POST submits (or revises) the answers."""
+    campaign = _campaign_for_annotator(request, campaign_id)
+    transcript = get_object_or_404(
+        Transcript.objects.select_related("campaign__rubric"), pk=transcript_id, campaign=campaign
+    )
+    assignment = (
+        Assignment.objects.filter(transcript=transcript, annotator_id=request.user.pk)
+        .select_related("transcript__campaign__rubric")
+        .first()
+    )
+    usable = {Assignment.Status.HELD, Assignment.Status.SUBMITTED}
+    if request.method == "POST":
+        usable.add(Assignment.Status.EXPIRED)
+    if assignment is None or assignment.status not in usable:
+        messages.info(request, _("That item is not waiting for you; here is your next one."))
+        return redirect("annotation:work", campaign.pk)
+    if request.method == "GET":
+        return _render_workspace(request, assignment)
+    revising = assignment.status == Assignment.Status.SUBMITTED
+    form = AnswerForm(
+        request.POST,
+        assignment=assignment,
+        dimensions=_dimensions_for(transcript),
+        lang=get_language(),
+    )
+    if not form.is_valid():
+        return _render_workspace(request, assignment, form)
+    try:
+        queue.submit(request.user, transcript, form.answers(), form.cleaned_data["time_on_task_ms"])
+    except queue.ItemUnavailable as reason:
+        messages.warning(request, str(reason))
+        return _render_next(request, campaign)
+    if revising:
+        messages.success(request, _("Your answers were updated."))
+        mine_url = reverse("annotation:mine", args=[campaign.pk])
+        return HttpResponseClientRedirect(mine_url) if request.htmx else redirect(mine_url)
+    return _render_next(request, campaign)
+
+
+@annotator_required
+@require_POST
+def skip(request: HtmxHttpRequest, campaign_id: int, transcript_id: int) -> HttpResponse:
+    campaign = _campaign_for_annotator(request, campaign_id)
+    transcript = get_object_or_404(Transcript, pk=transcript_id, campaign=campaign)
+    try:
+        queue.skip(request.user, transcript)
+    except queue.ItemUnavailable as reason:
+        messages.warning(request, str(reason))
+    return _render_next(request, campaign)
+
+
+@annotator_required
+def mine(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The annotator's submitted items, to revise while the campaign is open."""
+    campaign = _campaign_for_annotator(request, campaign_id)
+    submitted = (
+        Assignment.objects.filter(
+            campaign=campaign, annotator_id=request.user.pk, status=Assignment.Status.SUBMITTED
+        )
+        .select_related("transcript")
+        .order_by("-submitted_at", "-pk")
+    )
+    page = Paginator(submitted, PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "annotation/mine.html", {"campaign": campaign, "page": page})
+
+
+@coordinator_required
+def campaigns(request: HttpRequest) -> HttpResponse:
+    rows = [
+        {
+            "campaign": campaign,
+            "bar": progress.campaign_bar(campaign, progress.campaign_figures(campaign)),
+        }
+        for campaign in Campaign.objects.select_related("rubric")
+    ]
+    return render(request, "annotation/campaigns.html", {"rows": rows})
+
+
+@coordinator_required
+def dashboard(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Progress per annotator, coverage per item, and every transcript with its scores' link."""
+    campaign = get_object_or_404(Campaign.objects.select_related("rubric"), pk=campaign_id)
+    page = Paginator(campaign.transcripts.order_by("position", "pk"), PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    counts = progress.submitted_counts([t.pk for t in page])
+    return render(
+        request,
+        "annotation/dashboard.html",
+        {
+            "campaign": campaign,
+            "bar": progress.campaign_bar(campaign, progress.campaign_figures(campaign, fresh=True)),
+            "held": progress.held_count(campaign),
+            "annotators": progress.annotator_rows(campaign),
+            "coverage": progress.coverage(campaign),
+            "page": page,
+            "rows": [(t, counts.get(t.pk, 0)) for t in page],
+        },
+    )
+
+
+@coordinator_required
+def transcript_scores(request: HttpRequest, campaign_id: int, transcript_id: int) -> HttpResponse:
+    """One transcript with every human answer and every LLM score: for coordinators only."""
+    transcript = get_object_or_404(
+        Transcript.objects.select_related("campaign__rubric"),
+        pk=transcript_id,
+        campaign_id=campaign_id,
+    )
+    human = transcript.responses.select_related("dimension", "assignment__annotator").order_by(
+        "dimension__position", "assignment__annotator__username"
+    )
+    machine = transcript.llm_scores.select_related("dimension").order_by(
+        "dimension__position", "evaluator"
+    )
+    assignments = transcript.assignments.select_related("annotator").order_by("held_at")
+    return render(
+        request,
+        "annotation/transcript_scores.html",
+        {
+            "campaign": transcript.campaign,
+            "transcript": transcript,
+            "turns": list(enumerate(transcript.turns, start=1)),
+            "show_feelings": True,
+            "left": transcript.response_a,
+            "right": transcript.response_b,
+            "human": human,
+            "machine": machine,
+            "assignments": assignments,
+        },
+    )
+
+
+def _start_import(request: HttpRequest, kind: str, params: dict[str, Any]) -> HttpResponse:
+    job = jobs.create(kind, {**params, "uploaded": True}, user=request.user)
+    jobs.start(job)
+    return redirect("job_detail", job_id=job.pk)
+
+
+@coordinator_required
+@require_http_methods(["GET", "POST"])
+def import_transcripts(request: HttpRequest) -> HttpResponse:
+    form = ImportTranscriptsForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        personas = form.cleaned_data.get("personas")
+        return _start_import(
+            request,
+            "annotation.import_transcripts",
+            {
+                "path": str(store_upload(form.cleaned_data["file"])),
+                "campaign": form.campaign_name,
+                "format": form.cleaned_data["format"],
+                "personas": str(store_upload(personas)) if personas else None,
+            },
+        )
+    return _render_imports(request, transcripts_form=form)
+
+
+@coordinator_required
+@require_http_methods(["GET", "POST"])
+def import_scores(request: HttpRequest) -> HttpResponse:
+    form = ImportScoresForm(request.POST or None, request.FILES or None, prefix=SCORES_PREFIX)
+    if request.method == "POST" and form.is_valid():
+        path = store_upload(form.cleaned_data["file"])
+        return _start_import(
+            request,
+            "annotation.import_llm_scores",
+            {
+                "path": str(path),
+                "campaign": form.cleaned_data["campaign"].name,
+                "evaluator": form.cleaned_data["evaluator"].strip(),
+                "format": guess_format(path),
+            },
+        )
+    return _render_imports(request, scores_form=form)
+
+
+def _render_imports(
+    request: HttpRequest,
+    transcripts_form: ImportTranscriptsForm | None = None,
+    scores_form: ImportScoresForm | None = None,
+) -> HttpResponse:
+    failed = (transcripts_form is not None and transcripts_form.is_bound) or (
+        scores_form is not None and scores_form.is_bound
+    )
+    return render(
+        request,
+        "annotation/import.html",
+        {
+            "transcripts_form": transcripts_form or ImportTranscriptsForm(),
+            "scores_form": scores_form or ImportScoresForm(prefix=SCORES_PREFIX),
+        },
+        status=400 if failed else 200,
+    )

@@ -1,0 +1,180 @@
+// The annotator's workspace, keyboard first. The page works without this file: the forms
+// post normally and the server measures time from when it served the item.
+(function () {
+  "use strict";
+
+  var shownAt = performance.now();
+
+  function workspace() {
+    return document.getElementById("workspace");
+  }
+
+  function questions() {
+    return Array.prototype.slice.call(document.querySelectorAll("#workspace .question"));
+  }
+
+  function questionOf(element) {
+    return element && element.closest ? element.closest(".question") : null;
+  }
+
+  function focusQuestion(question) {
+    if (!question) {
+      return;
+    }
+    var target =
+      question.querySelector("input[type=radio]:checked") ||
+      question.querySelector("input[type=radio]");
+    if (target) {
+      target.focus({ preventScroll: true });
+      question.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  function move(step) {
+    var all = questions();
+    if (!all.length) {
+      return;
+    }
+    var index = all.indexOf(questionOf(document.activeElement));
+    var next = index === -1 ? (step > 0 ? 0 : all.length - 1) : index + step;
+    focusQuestion(all[Math.max(0, Math.min(all.length - 1, next))]);
+  }
+
+  function answer(key) {
+    var all = questions();
+    var question = questionOf(document.activeElement) || all[0];
+    if (!question) {
+      return false;
+    }
+    var option = question.querySelector('input[type=radio][data-key="' + key + '"]');
+    if (!option) {
+      return false;
+    }
+    option.checked = true;
+    option.dispatchEvent(new Event("change", { bubbles: true }));
+    var index = all.indexOf(question);
+    // Answering moves on, so that a whole rubric is a run of digits and then Enter.
+    focusQuestion(index < all.length - 1 ? all[index + 1] : question);
+    return true;
+  }
+
+  function submitForm(id) {
+    var form = document.getElementById(id);
+    if (form) {
+      form.requestSubmit();
+    }
+  }
+
+  function toggleShortcuts(open) {
+    var help = document.getElementById("shortcuts");
+    if (help) {
+      help.open = open === undefined ? !help.open : open;
+    }
+  }
+
+  function start() {
+    if (!workspace()) {
+      return;
+    }
+    shownAt = performance.now();
+    var all = questions();
+    var firstOpen = all.filter(function (question) {
+      return !question.querySelector("input[type=radio]:checked");
+    })[0];
+    focusQuestion(firstOpen || all[0]);
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (!workspace() || event.altKey || event.isComposing) {
+      return;
+    }
+    var target = event.target;
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      submitForm("answer-form");
+      return;
+    }
+    if (event.ctrlKey || event.metaKey) {
+      return;
+    }
+    var typing =
+      target.tagName === "TEXTAREA" ||
+      target.tagName === "SELECT" ||
+      target.isContentEditable ||
+      (target.tagName === "INPUT" && target.type !== "radio" && target.type !== "checkbox");
+    if (typing) {
+      if (event.key === "Escape") {
+        target.blur();
+        focusQuestion(questionOf(target));
+      }
+      return;
+    }
+    if (/^[0-9]$/.test(event.key)) {
+      if (answer(event.key)) {
+        event.preventDefault();
+      }
+      return;
+    }
+    // Buttons and links handle their own Enter.
+    var pressable = target.tagName === "BUTTON" || target.tagName === "A" || target.tagName === "SUMMARY";
+    switch (event.key) {
+      case "j":
+      case "J":
+        event.preventDefault();
+        move(1);
+        break;
+      case "k":
+      case "K":
+        event.preventDefault();
+        move(-1);
+        break;
+      case "Enter":
+        if (!pressable) {
+          event.preventDefault();
+          submitForm("answer-form");
+        }
+        break;
+      case "s":
+      case "S":
+        event.preventDefault();
+        submitForm("skip-form");
+        break;
+      case "?":
+        event.preventDefault();
+        toggleShortcuts();
+        break;
+      case "Escape":
+        toggleShortcuts(false);
+        break;
+    }
+  });
+
+  // Capture phase: runs before htmx reads the form, so the measured time is sent with it.
+  document.addEventListener(
+    "submit",
+    function (event) {
+      var form = event.target;
+      if (form.id !== "answer-form") {
+        return;
+      }
+      var field = form.querySelector("[name=time_on_task_ms]");
+      if (field) {
+        field.value = String(Math.round(performance.now() - shownAt));
+      }
+    },
+    true
+  );
+
+  document.addEventListener("htmx:load", function (event) {
+    var element = event.detail && event.detail.elt;
+    if (element && (element.id === "workspace" || (element.querySelector && element.querySelector("#workspace")))) {
+      start();
+    }
+  });
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();

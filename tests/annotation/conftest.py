@@ -1,0 +1,85 @@
+"""Campaigns and transcripts for the annotation tests, written for them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Group, User
+
+from annotation.importers import import_rows
+from annotation.models import Campaign, Rubric
+from annotation.rubrics import default_rubric
+
+DATA = Path(__file__).parent / "data"
+CONCEPT4CRS = DATA / "concept4crs"
+
+
+def dialogue(external_id: str, **fields: Any) -> dict[str, Any]:
+    """A short dialogue transcript in the JSONL shape; ``fields`` override its parts."""
+    row: dict[str, Any] = {
+        "id": external_id,
+        "system": "kbrd",
+        "dataset": "redial",
+        "lang": "en",
+        "persona": {"emotion": "Curiosity", "age_group": "Adults", "text": "A curious adult."},
+        "preferences": ["comedy"],
+        "turns": [
+            {"role": "user", "text": "Any comedies?", "feelings": "Hopeful."},
+            {"role": "system", "text": "Try Airplane! (1980).", "items": ["Airplane! (1980)"]},
+            {"role": "user", "text": "Sure, I'll watch it. [END]"},
+        ],
+        "outcome": {"accepted": True, "accepted_items": ["Airplane! (1980)"], "turn": 3},
+    }
+    row.update(fields)
+    return row
+
+
+def pairwise(external_id: str, **fields: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "id": external_id,
+        "kind": "pairwise",
+        "context": [{"role": "user", "text": "A film about a loner, please."}],
+        "a": {"system": "SYSTEM-A-NAME", "text": "RESPONSE-A-TEXT: Amélie (2001)."},
+        "b": {"system": "SYSTEM-B-NAME", "text": "RESPONSE-B-TEXT: The Avengers (2012)."},
+    }
+    row.update(fields)
+    return row
+
+
+def person(username: str, *roles: str) -> User:
+    """A user with ``roles`` and no usable password: hashing one costs a third of a second."""
+    user = User.objects.create_user(username)
+    for role in roles:
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user
+
+
+@pytest.fixture
+def rubric(db: None) -> Rubric:
+    return default_rubric()
+
+
+@pytest.fixture
+def campaign_factory(rubric: Rubric) -> Callable[..., Campaign]:
+    def make(
+        name: str = "Test campaign",
+        items: int = 0,
+        rows: list[dict[str, Any]] | None = None,
+        **fields: Any,
+    ) -> Campaign:
+        campaign = Campaign.objects.create(name=name, rubric=rubric, **fields)
+        batch = list(rows or []) + [dialogue(f"t{n:03d}") for n in range(1, items + 1)]
+        if batch:
+            import_rows(campaign, batch)
+        return campaign
+
+    return make
+
+
+@pytest.fixture
+def campaign(campaign_factory: Callable[..., Campaign]) -> Campaign:
+    """Three dialogues, R = 3, open to every annotator."""
+    return campaign_factory(items=3)
