@@ -3,6 +3,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+from typing import Any
 
 import openpyxl
 import pytest
@@ -63,7 +64,7 @@ class TestAccess:
         session = ended_session(judge, systems[0])
         campaign = session.campaign
         assert campaign is not None
-        pages = [
+        pages: list[tuple[str, dict[str, Any], str]] = [
             ("liveeval:campaign_list", {}, roles.COORDINATORS),
             ("liveeval:campaign_new", {}, roles.COORDINATORS),
             ("liveeval:campaign_detail", {"campaign_id": campaign.pk}, roles.COORDINATORS),
