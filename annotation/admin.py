@@ -9,6 +9,8 @@ from django.utils.translation import gettext_lazy as _
 from annotation.models import (
     Assignment,
     Campaign,
+    Catalog,
+    CatalogItem,
     Dimension,
     Level,
     LLMScore,
@@ -131,3 +133,31 @@ class LLMScoreAdmin(admin.ModelAdmin):
     list_display = ("transcript", "dimension", "evaluator", "score")
     list_filter = ("evaluator", "dimension")
     raw_id_fields = ("transcript", "dimension")
+
+
+@admin.register(Catalog)
+class CatalogAdmin(admin.ModelAdmin):
+    """Catalogs come from ``manage.py import_catalog``, which validates the file and keeps each
+    dataset to one catalog; here they can be looked at and deleted."""
+
+    list_display = ("name", "datasets", "source", "imported_at", "entry_count")
+    readonly_fields = ("name", "datasets", "source", "imported_at")
+    search_fields = ("name",)
+
+    @admin.display(description=_("entries"))
+    def entry_count(self, obj: Catalog) -> int:
+        return obj.entries.count()
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(CatalogItem)
+class CatalogItemAdmin(admin.ModelAdmin):
+    list_display = ("name", "year", "item_id", "kind", "catalog")
+    list_filter = ("catalog", "kind")
+    search_fields = ("name", "item_id")
+    readonly_fields = ("catalog", "kind", "item_id", "name", "year", "attributes")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

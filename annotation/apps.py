@@ -10,5 +10,5 @@ class AnnotationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # Registers the import job kinds with the job runner.
-        from annotation import jobs  # noqa: F401
+        # Registers the import and report job kinds with the job runner, in every process.
+        from annotation import jobs, report  # noqa: F401

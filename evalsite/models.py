@@ -66,6 +66,15 @@ class Job(models.Model):
     def can_resume(self) -> bool:
         return self.status in {self.Status.INTERRUPTED, self.Status.FAILED}
 
+    @property
+    def result_summary(self) -> dict[str, Any]:
+        """The result's plain values, for the job page; nested tables belong to their own pages."""
+        return {
+            key: value
+            for key, value in self.result.items()
+            if isinstance(value, str | int | float | bool) or value is None
+        }
+
     def as_event(self) -> dict[str, Any]:
         return {
             "id": self.pk,

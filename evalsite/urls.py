@@ -16,6 +16,8 @@ urlpatterns = [
     path("jobs/<int:job_id>/resume/", views.job_resume, name="job_resume"),
     path("live/", include("liveeval.urls")),
     path("api/booking/", include("liveeval.api_urls")),
+    path("annotation/report/", include("annotation.report_urls")),
+    path("annotation/concept/", include("annotation.concept_urls")),
     path("annotation/", include("annotation.urls")),
     path("admin/", admin.site.urls),
 ]

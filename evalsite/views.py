@@ -68,7 +68,7 @@ def _visible_job(request: HttpRequest, job_id: int) -> Job:
 @roles.coordinator_required
 def job_list(request: HttpRequest) -> HttpResponse:
     jobs.reap_interrupted()
-    return render(request, "jobs/list.html", {"jobs": Job.objects.all()[:100]})
+    return render(request, "jobs/list.html", {"jobs": Job.objects.defer("result")[:100]})
 
 
 @roles.coordinator_required

@@ -1,0 +1,632 @@
+"""The agreement report: its numbers, its cache, its page and who may see it."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from annotation import report
+from annotation.models import Assignment, Campaign, LLMScore, Response, Transcript
+from annotation.report_views import alpha_colour, heatmap_figure
+from evalsite import jobs, roles
+from evalsite.models import Job
+from tests.annotation.conftest import dialogue, pairwise, person
+
+pytestmark = pytest.mark.django_db
+
+RESAMPLES = 20
+
+
+def answer(
+    user: User, transcript: Transcript, values: Mapping[str, int], rationale: str = ""
+) -> None:
+    """A submitted annotation of ``transcript`` by ``user``."""
+    assignment = Assignment.objects.create(
+        campaign=transcript.campaign,
+        transcript=transcript,
+        annotator=user,
+        status=Assignment.Status.SUBMITTED,
+        submitted_at=timezone.now(),
+    )
+    dimensions = {d.key: d for d in transcript.campaign.rubric.dimensions.all()}
+    Response.objects.bulk_create(
+        Response(
+            assignment=assignment,
+            transcript=transcript,
+            dimension=dimensions[key],
+            value=value,
+            rationale=rationale,
+        )
+        for key, value in values.items()
+    )
+
+
+def machine(
+    transcript: Transcript, evaluator: str, values: Mapping[str, float], rationale: str = ""
+) -> None:
+    dimensions = {d.key: d for d in transcript.campaign.rubric.dimensions.all()}
+    LLMScore.objects.bulk_create(
+        LLMScore(
+            transcript=transcript,
+            dimension=dimensions[key],
+            evaluator=evaluator,
+            score=value,
+            rationale=rationale,
+        )
+        for key, value in values.items()
+    )
+
+
+def client_of(username: str, role: str) -> Client:
+    """A logged-in client of a user without a usable password: hashing one is slow."""
+    client = Client()
+    client.force_login(person(username, role))
+    return client
+
+
+@pytest.fixture
+def coordinator_client(db: None) -> Client:
+    return client_of("cora", roles.COORDINATORS)
+
+
+def persona(emotion: str, age_group: str) -> dict[str, str]:
+    return {"emotion": emotion, "age_group": age_group, "text": "Someone."}
+
+
+# Per item: x's, y's and gpt's scores on quality, manner and acceptance_follows_preferences.
+SMALL_SCORES: dict[str, tuple[dict[str, int], dict[str, int], dict[str, float]]] = {
+    "t1": (
+        {"quality": 3, "manner": 4, "acceptance_follows_preferences": 1},
+        {"quality": 3, "manner": 4, "acceptance_follows_preferences": 1},
+        {"quality": 3, "manner": 4, "acceptance_follows_preferences": 1},
+    ),
+    "t2": (
+        {"quality": 3, "manner": 2, "acceptance_follows_preferences": 0},
+        {"quality": 4, "manner": 3, "acceptance_follows_preferences": 0},
+        {"quality": 4, "manner": 2, "acceptance_follows_preferences": 0},
+    ),
+    "t3": (
+        {"quality": 2, "manner": 5, "acceptance_follows_preferences": 1},
+        {"quality": 2, "manner": 5, "acceptance_follows_preferences": 0},
+        {"quality": 2, "manner": 3, "acceptance_follows_preferences": 1},
+    ),
+    "t4": (
+        {"quality": 5, "manner": 1},
+        {"quality": 5, "manner": 2},
+        {"quality": 4, "manner": 1},
+    ),
+}
+
+
+def build_small(make: Callable[..., Campaign]) -> Campaign:
+    """Four dialogues on two systems and three pairwise items, scored by x, y (z on p1 only)
+    and the LLM evaluator gpt; the expected figures in the tests are worked out by hand."""
+    campaign = make(
+        name="Small",
+        rows=[
+            dialogue("t1", system="kbrd", persona=persona("Curiosity", "Adults")),
+            dialogue("t2", system="kbrd", persona=persona("Trust", "Teens")),
+            dialogue("t3", system="unicrs", persona=persona("Curiosity", "Teens")),
+            dialogue("t4", system="unicrs", persona=persona("Trust", "Adults")),
+            pairwise("p1"),
+            pairwise("p2"),
+            pairwise("p3"),
+        ],
+    )
+    items = {t.external_id: t for t in campaign.transcripts.all()}
+    x, y, z = (person(name, "annotators") for name in "xyz")
+    for item, (by_x, by_y, by_gpt) in SMALL_SCORES.items():
+        answer(x, items[item], by_x)
+        answer(y, items[item], by_y)
+        machine(items[item], "gpt", by_gpt, rationale=f"gpt on {item}")
+    # better_response: 0 prefers A, 1 prefers B.
+    for item, votes, choice in (("p1", (0, 0, 1), 0), ("p2", (1, 1), 0), ("p3", (0, 1), 1)):
+        for annotator, vote in zip((x, y, z), votes, strict=False):
+            answer(annotator, items[item], {"better_response": vote})
+        machine(items[item], "gpt", {"better_response": choice})
+    return campaign
+
+
+@pytest.fixture
+def small(campaign_factory: Callable[..., Campaign]) -> Campaign:
+    return build_small(campaign_factory)
+
+
+@pytest.fixture
+def small_result(small: Campaign) -> dict[str, Any]:
+    return report.compute_report(small, resamples=RESAMPLES)
+
+
+def build_large(make: Callable[..., Campaign], items: int = 240) -> Campaign:
+    """``items`` dialogues over three systems, each scored on manner and quality by three
+    people and by gpt, who mostly follows the people."""
+    systems = ("kbrd", "unicrs", "chatgpt")
+    campaign = make(
+        name="Large",
+        rows=[
+            dialogue(f"d{n:03d}", system=systems[n % 3], persona=persona("Joy", "Adults"))
+            for n in range(items)
+        ],
+    )
+    rng = np.random.default_rng(7)
+    transcripts = list(campaign.transcripts.order_by("position"))
+    dimensions = {d.key: d for d in campaign.rubric.dimensions.all()}
+    people = [person(name, "annotators") for name in ("u1", "u2", "u3")]
+    assignments = Assignment.objects.bulk_create(
+        Assignment(
+            campaign=campaign,
+            transcript=transcript,
+            annotator=annotator,
+            status=Assignment.Status.SUBMITTED,
+        )
+        for transcript in transcripts
+        for annotator in people
+    )
+    truth = rng.integers(1, 6, size=(len(transcripts), 2))
+    responses = []
+    scores = []
+    for index, transcript in enumerate(transcripts):
+        for column, key in enumerate(("manner", "quality")):
+            for offset in range(3):
+                value = int(np.clip(truth[index, column] + rng.integers(-1, 2), 1, 5))
+                responses.append(
+                    Response(
+                        assignment=assignments[index * 3 + offset],
+                        transcript=transcript,
+                        dimension=dimensions[key],
+                        value=value,
+                    )
+                )
+            guess = float(np.clip(truth[index, column] + rng.choice([0, 0, 1, -1]), 1, 5))
+            scores.append(
+                LLMScore(
+                    transcript=transcript, dimension=dimensions[key], evaluator="gpt", score=guess
+                )
+            )
+    Response.objects.bulk_create(responses)
+    LLMScore.objects.bulk_create(scores)
+    return campaign
+
+
+# The numbers ----------------------------------------------------------------------------------
+
+
+def test_it_reports_binary_agreement_at_the_nominal_level_with_hand_worked_alpha(
+    small_result: dict[str, Any],
+) -> None:
+    block = small_result["evaluations"][0]["dimensions"]["acceptance_follows_preferences"]
+    # Humans: (1,1), (0,0), (1,0): n = 6, one disagreeing pair each way, expected 2·3·3 = 18,
+    # α = 1 − 5·2/18 = 4/9. With gpt: (1,1,1), (0,0,0), (1,0,1): α = 1 − 8·2/(2·5·4) = 0.6.
+    assert block["level"] == "nominal"
+    assert block["alpha"]["humans"] == pytest.approx(4 / 9)
+    assert block["alpha"]["humans_plus_llm"] == pytest.approx(0.6)
+    # Human means 1, 0, 0.5 against gpt's 1, 0, 1.
+    assert block["mae"] == pytest.approx(1 / 6)
+    assert block["n"] == {
+        "items": 3,
+        "alpha_humans": 3,
+        "alpha_humans_plus_llm": 3,
+        "paired": 3,
+    }
+
+
+def test_it_correlates_the_llm_with_the_human_mean(small_result: dict[str, Any]) -> None:
+    block = small_result["evaluations"][0]["dimensions"]["manner"]
+    # Human means 4, 2.5, 5, 1.5 against gpt's 4, 2, 3, 1: Σ products of deviations 5,
+    # sums of squares 7.25 and 5; ranks 3,2,4,1 against 4,2,3,1; five concordant pairs of six.
+    assert block["level"] == "ordinal"
+    assert block["pearson"]["r"] == pytest.approx(5 / math.sqrt(7.25 * 5))
+    assert block["spearman"]["rho"] == pytest.approx(0.8)
+    assert block["kendall"]["tau"] == pytest.approx(4 / 6)
+    assert block["mae"] == pytest.approx(0.75)
+    assert block["exact_agreement"] == pytest.approx(0.5)
+    # Four items are too few for a bootstrap interval, and the notes say so.
+    assert block["pearson"]["ci"] is None
+    assert any("at least 10" in note for note in block["notes"])
+
+
+def test_it_breaks_each_dimension_down_by_system_and_persona(
+    small_result: dict[str, Any],
+) -> None:
+    block = small_result["evaluations"][0]["dimensions"]["manner"]
+    assert small_result["breakdowns"] == ["system", "persona_emotion", "persona_age_group"]
+    assert set(block["by"]["system"]) == {"kbrd", "unicrs"}
+    assert block["by"]["system"]["kbrd"]["n"]["items"] == 2
+    assert set(block["by"]["persona_emotion"]) == {"Curiosity", "Trust"}
+    assert set(block["by"]["persona_age_group"]) == {"Adults", "Teens"}
+    # Within kbrd, gpt's manner (4, 2) against the human means (4, 2.5): MAE 0.25.
+    assert block["by"]["system"]["kbrd"]["mae"] == pytest.approx(0.25)
+
+
+def test_it_pools_the_dimensions_that_share_a_level_and_scale(
+    small_result: dict[str, Any],
+) -> None:
+    assert small_result["pooled_dimensions"] == ["quality", "manner"]
+    assert small_result["verdict_dimension"] == report.POOLED
+    pooled = small_result["evaluations"][0]["pooled"]
+    assert pooled["n"]["items"] == 8
+    assert pooled["level"] == "ordinal"
+
+
+def test_it_summarises_pairwise_questions_separately(small_result: dict[str, Any]) -> None:
+    evaluation = small_result["evaluations"][0]
+    assert "better_response" not in evaluation["dimensions"]
+    block = evaluation["pairwise"]["better_response"]
+    # Human votes: A, A, B | B, B | A, B.
+    assert block["n_items"] == 3
+    assert block["n_judgements"] == 7
+    assert block["share_a"] == pytest.approx(3 / 7)
+    assert block["share_b"] == pytest.approx(4 / 7)
+    # gpt picks A, A, B; p1's majority is A (agrees), p2's is B (disagrees), p3 has none.
+    assert block["llm_share_a"] == pytest.approx(2 / 3)
+    assert block["n_majority_items"] == 2
+    assert block["llm_majority_agreement"] == pytest.approx(0.5)
+
+
+def test_it_lists_the_largest_disagreements_first_relative_to_the_scale(
+    small: Campaign, small_result: dict[str, Any]
+) -> None:
+    rows = small_result["evaluations"][0]["disagreements"]
+    first, second = rows[0], rows[1]
+    # Both are half the scale: manner t3 (3 against 5 on 1–5), acceptance t3 (1 against 0.5).
+    assert (first["dimension"], first["item"], first["difference"]) == ("manner", "t3", -2.0)
+    assert (second["dimension"], second["item"]) == ("acceptance_follows_preferences", "t3")
+    assert first["relative_gap"] == second["relative_gap"] == pytest.approx(0.5)
+    assert first["humans"] == [5.0, 5.0]
+    assert first["transcript"] == small.transcripts.get(external_id="t3").pk
+
+
+def test_it_counts_the_scores_at_each_scale_point(small_result: dict[str, Any]) -> None:
+    manner = small_result["histograms"]["manner"]
+    assert manner["values"] == [1, 2, 3, 4, 5]
+    assert manner["human"] == [1, 2, 1, 2, 2]
+    assert manner["llm"] == {"gpt": [1, 1, 1, 1, 0]}
+
+
+def test_it_puts_an_llm_score_between_points_at_the_nearest_point(
+    small: Campaign,
+) -> None:
+    LLMScore.objects.filter(
+        transcript__external_id="t1", dimension__key="manner", evaluator="gpt"
+    ).update(score=2.5)
+    result = report.compute_report(small, resamples=0)
+    # gpt's manner is now 2.5 (counted at 3), 2, 3 and 1.
+    assert result["histograms"]["manner"]["llm"]["gpt"] == [1, 1, 2, 0, 0]
+
+
+def test_it_keeps_an_evaluator_apart_from_a_person_of_the_same_name(
+    small: Campaign,
+) -> None:
+    person("gpt", "annotators")
+    t4 = small.transcripts.get(external_id="t4")
+    answer(User.objects.get(username="gpt"), t4, {"manner": 1})
+    result = report.compute_report(small, resamples=0)
+    block = result["evaluations"][0]["dimensions"]["manner"]
+    assert result["evaluators"] == ["gpt"]
+    assert block["llm"] == "gpt"
+    # t4 now has three human scores (1, 2, 1) and gpt's 1.
+    assert block["n"]["alpha_humans"] == 4
+    assert block["mae"] == pytest.approx((0 + 0.5 + 2 + 1 / 3) / 4)
+
+
+def test_without_an_llm_it_reports_agreement_among_people(
+    campaign_factory: Callable[..., Campaign],
+) -> None:
+    campaign = campaign_factory(name="People only", rows=[dialogue("a"), dialogue("b")])
+    a, b = campaign.transcripts.order_by("position")
+    x, y = person("x", "annotators"), person("y", "annotators")
+    for transcript, values in ((a, (1, 1)), (b, (0, 0))):
+        answer(x, transcript, {"acceptance_follows_preferences": values[0]})
+        answer(y, transcript, {"acceptance_follows_preferences": values[1]})
+    result = report.compute_report(campaign, resamples=0)
+    evaluation = result["evaluations"][0]
+    assert evaluation["evaluator"] is None
+    assert evaluation["dimensions"]["acceptance_follows_preferences"]["alpha"]["humans"] == 1.0
+    assert report.verdict(result, evaluation) == (
+        "No LLM evaluator has scored this campaign; people agree among themselves at "
+        "α = 1.00, on acceptance_follows_preferences."
+    )
+
+
+def test_the_verdict_states_alpha_with_its_interval_in_plain_words() -> None:
+    block = {
+        "alpha": {"humans": 0.6, "humans_plus_llm": 0.531},
+        "alpha_ci": {"humans": [0.55, 0.66], "humans_plus_llm": [0.474, 0.58]},
+    }
+    result = {"verdict_dimension": report.POOLED, "pooled_dimensions": ["a", "b", "c"]}
+    evaluation = {"evaluator": "gpt-4o", "pooled": block, "dimensions": {}}
+    assert report.verdict(result, evaluation) == (
+        "The LLM evaluator gpt-4o agrees with people at α = 0.53 [0.47, 0.58] overall "
+        "(counted as one more rater, over 3 dimensions pooled); people agree among "
+        "themselves at α = 0.60 [0.55, 0.66]."
+    )
+
+
+def test_the_verdict_says_why_agreement_cannot_be_measured() -> None:
+    block = {"alpha": {"humans": None, "humans_plus_llm": None}, "notes": ["only one rater."]}
+    result = {"verdict_dimension": "manner", "pooled_dimensions": []}
+    evaluation = {"evaluator": "gpt", "pooled": None, "dimensions": {"manner": block}}
+    assert report.verdict(result, evaluation) == (
+        "How far the LLM evaluator gpt agrees with people cannot be measured yet, on manner: "
+        "only one rater."
+    )
+
+
+def test_a_few_hundred_items_compute_in_seconds_with_intervals(
+    campaign_factory: Callable[..., Campaign],
+) -> None:
+    campaign = build_large(campaign_factory)
+    started = time.perf_counter()
+    result = report.compute_report(campaign, resamples=100)
+    elapsed = time.perf_counter() - started
+    block = result["evaluations"][0]["pooled"]
+    assert block["n"]["items"] == 480
+    assert block["alpha_ci"]["humans_plus_llm"] is not None
+    low, high = block["alpha_ci"]["humans_plus_llm"]
+    assert low <= block["alpha"]["humans_plus_llm"] <= high
+    assert elapsed < 10, f"the report of 240 items took {elapsed:.1f} s"
+    assert len(result["evaluations"][0]["scatter"]["manner"]["points"]) == 240
+
+
+def test_a_large_dimension_is_sampled_for_its_scatter(
+    campaign_factory: Callable[..., Campaign], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    campaign = build_large(campaign_factory, items=30)
+    monkeypatch.setattr(report, "SCATTER_POINTS", 12)
+    result = report.compute_report(campaign, resamples=0)
+    scatter = result["evaluations"][0]["scatter"]["manner"]
+    assert scatter["total"] == 30
+    assert len(scatter["points"]) == 12
+    assert len({point[0] for point in scatter["points"]}) == 12
+
+
+# Cache and jobs -------------------------------------------------------------------------------
+
+
+def test_a_computed_report_is_fresh_until_a_new_answer_arrives(small: Campaign) -> None:
+    assert report.report_state(small).report is None
+    job = report.run_report(small, resamples=0)
+    assert job.status == Job.Status.DONE and job.kind == report.REPORT_KIND
+    state = report.report_state(small)
+    assert state.report == job and state.fresh
+    assert state.result is not None and state.result["campaign"] == small.pk
+    z = User.objects.get(username="z")
+    answer(z, small.transcripts.get(external_id="t1"), {"manner": 3})
+    stale = report.report_state(small)
+    assert stale.report == job and not stale.fresh
+
+
+def test_a_changed_llm_score_makes_the_report_stale(small: Campaign) -> None:
+    report.run_report(small, resamples=0)
+    LLMScore.objects.filter(transcript__external_id="t2", dimension__key="manner").update(score=5)
+    assert not report.report_state(small).fresh
+
+
+def test_computing_reports_its_progress_step_by_step(small: Campaign) -> None:
+    seen: list[tuple[int, int | None, str]] = []
+    job = report.run_report(
+        small, resamples=0, on_progress=lambda j: seen.append((j.done, j.total, j.message))
+    )
+    # Three rated dimensions, one pairwise, the pooled one, and the final step.
+    assert job.total == 6 and job.done == 6
+    messages = [message for _done, _total, message in seen]
+    assert "Agreement on manner with gpt" in messages
+    assert "Agreement on all with gpt" in messages
+
+
+def test_starting_a_computation_already_under_way_reuses_its_job(
+    small: Campaign, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[Job] = []
+    monkeypatch.setattr(jobs, "start", started.append)
+    first = report.start_report(small)
+    second = report.start_report(small)
+    assert first == second and started == [first]
+    assert first.params["fingerprint"] == report.data_fingerprint(small)
+    assert first.params["resamples"] == report.RESAMPLES
+
+
+def test_a_pending_job_that_never_started_does_not_block_a_new_one(
+    small: Campaign, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    abandoned = jobs.create(
+        report.REPORT_KIND,
+        {"campaign": small.pk, "fingerprint": report.data_fingerprint(small)},
+    )
+    abandoned.created_at = timezone.now() - jobs.STALE_AFTER * 2
+    abandoned.save(update_fields=["created_at"])
+    monkeypatch.setattr(jobs, "start", lambda job: None)
+    assert report.report_state(small).running is None
+    assert report.start_report(small) != abandoned
+
+
+def test_a_job_for_a_deleted_campaign_fails_with_a_reason(small: Campaign) -> None:
+    job = jobs.create(report.REPORT_KIND, {"campaign": small.pk + 1000})
+    finished = jobs.run(job)
+    assert finished.status == Job.Status.FAILED
+    assert finished.errors == ["The campaign no longer exists."]
+
+
+# Figures ------------------------------------------------------------------------------------
+
+
+def test_alpha_colours_run_from_white_to_blue_and_red() -> None:
+    assert alpha_colour(0.0) == "#ffffff"
+    assert alpha_colour(1.0) == "#2563eb"
+    assert alpha_colour(-1.0) == "#dc2626"
+    assert alpha_colour(None) == "#e5e7eb"
+
+
+def test_the_heatmap_has_a_cell_per_dimension_and_system(small_result: dict[str, Any]) -> None:
+    figure = heatmap_figure(small_result, small_result["evaluations"][0])
+    assert figure is not None
+    # Pooled, quality, manner and acceptance × kbrd and unicrs.
+    assert len([box for box in figure.boxes if box.css == "cell"]) == 8
+    kbrd = small_result["evaluations"][0]["dimensions"]["manner"]["by"]["system"]["kbrd"]
+    alpha = kbrd["alpha"]["humans_plus_llm"]
+    assert f"Manner · kbrd: α = {alpha:.2f}" in [box.label for box in figure.boxes]
+
+
+# The page -----------------------------------------------------------------------------------
+
+
+def urls(campaign: Campaign) -> list[str]:
+    return [
+        reverse("annotation_report:page", args=[campaign.pk]),
+        reverse("annotation_report:compute", args=[campaign.pk]),
+        reverse("annotation_report:workbook", args=[campaign.pk]),
+        reverse("annotation_report:csv", args=[campaign.pk, "summary"]),
+        reverse("annotation_report:progress", args=[campaign.pk, 1]),
+    ]
+
+
+def test_anonymous_visitors_are_sent_to_the_login_page(small: Campaign) -> None:
+    client = Client()
+    for url in urls(small):
+        response = client.get(url)
+        assert response.status_code == 302, url
+        assert response["Location"].startswith(reverse("login")), url
+
+
+def test_judges_and_annotators_are_refused(small: Campaign) -> None:
+    for client in (client_of("jade", roles.JUDGES), client_of("anna", roles.ANNOTATORS)):
+        for url in urls(small):
+            assert client.get(url).status_code == 403, url
+        assert client.post(urls(small)[1]).status_code == 403
+
+
+def test_the_page_offers_to_compute_a_report_not_computed_yet(
+    small: Campaign, coordinator_client: Client
+) -> None:
+    response = coordinator_client.get(reverse("annotation_report:page", args=[small.pk]))
+    assert response.status_code == 200
+    assert b'id="report-missing"' in response.content
+    assert reverse("annotation_report:compute", args=[small.pk]).encode() in response.content
+
+
+def test_computing_from_the_page_shows_the_report(
+    small: Campaign, coordinator_client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(jobs, "start", jobs.run)
+    monkeypatch.setattr(report, "RESAMPLES", RESAMPLES)
+    page = reverse("annotation_report:page", args=[small.pk])
+    response = coordinator_client.post(reverse("annotation_report:compute", args=[small.pk]))
+    assert response.status_code == 302 and response["Location"] == page
+    job = Job.objects.get(kind=report.REPORT_KIND)
+    assert job.status == Job.Status.DONE and job.params["resamples"] == RESAMPLES
+    html = coordinator_client.get(page).content.decode()
+    assert 'id="verdict"' in html and "The LLM evaluator gpt agrees with people" in html
+    assert 'id="report-stale"' not in html
+    assert reverse("annotation_report:workbook", args=[small.pk]) in html
+
+
+def test_the_page_shows_the_summary_breakdowns_and_figures(
+    small: Campaign, coordinator_client: Client
+) -> None:
+    report.run_report(small, resamples=RESAMPLES)
+    html = coordinator_client.get(reverse("annotation_report:page", args=[small.pk])).content
+    text = html.decode()
+    start = text.index('id="summary-1"')
+    summary = text[start : text.index("</section>", start)]
+    assert summary.count("<tr data-dimension=") == 4  # pooled, quality, manner, acceptance
+    # Pearson r of manner, 5/√36.25, to two decimals.
+    assert "0.83" in summary
+    assert 'id="per-system-table"' in text and 'id="per-persona-emotion"' in text
+    assert text.count('class="point"') == 11  # 4 + 4 + 3 items with both scores
+    assert text.count('class="cell"') == 8
+    assert text.count('class="bar human"') == 14  # 5 + 5 + 2 + 2 scale points
+    assert text.count('class="bar llm"') == 14
+    assert 'role="img"' in text and '<title id="scatter-manner-title">' in text
+    assert 'id="pairwise"' in text and "43%" in text  # 3 of 7 prefer A
+
+
+def test_the_largest_disagreements_link_to_the_transcripts(
+    small: Campaign, coordinator_client: Client
+) -> None:
+    report.run_report(small, resamples=0)
+    html = coordinator_client.get(reverse("annotation_report:page", args=[small.pk])).content
+    t3 = small.transcripts.get(external_id="t3")
+    link = reverse("annotation:transcript_scores", args=[small.pk, t3.pk])
+    assert f'<a href="{link}">t3</a>'.encode() in html
+    assert b"-2.00" in html
+
+
+def test_each_evaluator_has_a_summary_and_the_dropdown_picks_the_verdict(
+    small: Campaign, coordinator_client: Client
+) -> None:
+    for transcript in small.transcripts.filter(external_id__startswith="t"):
+        machine(transcript, "llama", {"manner": 3, "quality": 3})
+    report.run_report(small, resamples=0)
+    page = reverse("annotation_report:page", args=[small.pk])
+    first = coordinator_client.get(page).content.decode()
+    assert 'id="summary-1"' in first and 'id="summary-2"' in first
+    # The first evaluator by name is shown unless another is chosen.
+    assert '<option value="gpt" selected>' in first
+    chosen = coordinator_client.get(page, {"evaluator": "llama"}).content.decode()
+    verdict = chosen[chosen.index('id="verdict"') :].split("</p>")[0]
+    assert "The LLM evaluator llama " in verdict
+    assert '<option value="llama" selected>' in chosen
+
+
+def test_a_stale_report_is_shown_with_a_recompute_button_and_no_exports(
+    small: Campaign, coordinator_client: Client
+) -> None:
+    report.run_report(small, resamples=0)
+    machine(small.transcripts.get(external_id="t1"), "llama", {"manner": 2})
+    html = coordinator_client.get(reverse("annotation_report:page", args=[small.pk])).content
+    assert b'id="report-stale"' in html and b'id="compute-form"' in html
+    assert b'id="report-exports"' not in html
+    assert b'id="verdict"' in html
+
+
+def test_a_running_computation_shows_its_progress(
+    small: Campaign, coordinator_client: Client
+) -> None:
+    job = jobs.create(report.REPORT_KIND, {"campaign": small.pk, "fingerprint": {}})
+    job.status, job.done, job.total = Job.Status.RUNNING, 2, 6
+    job.heartbeat_at = timezone.now()
+    job.worker = jobs.worker_id()
+    job.save()
+    html = coordinator_client.get(reverse("annotation_report:page", args=[small.pk])).content
+    assert f'ws-connect="/ws/jobs/{job.pk}/"'.encode() in html
+    assert b'data-percent="33"' in html
+    progress = reverse("annotation_report:progress", args=[small.pk, job.pk])
+    assert coordinator_client.get(progress).status_code == 200
+    job.status = Job.Status.DONE
+    job.save()
+    finished = coordinator_client.get(progress, headers={"HX-Request": "true"})
+    assert finished.status_code == 200 and finished["HX-Refresh"] == "true"
+
+
+def test_a_failed_computation_shows_its_errors(small: Campaign, coordinator_client: Client) -> None:
+    job = jobs.create(report.REPORT_KIND, {"campaign": small.pk})
+    job.status, job.errors = Job.Status.FAILED, ["the database went away"]
+    job.save()
+    html = coordinator_client.get(reverse("annotation_report:page", args=[small.pk])).content
+    assert b'id="report-failed"' in html and b"the database went away" in html
+
+
+def test_the_progress_of_another_campaigns_job_is_not_found(
+    small: Campaign, campaign_factory: Callable[..., Campaign], coordinator_client: Client
+) -> None:
+    other = campaign_factory(name="Other")
+    job = jobs.create(report.REPORT_KIND, {"campaign": other.pk})
+    url = reverse("annotation_report:progress", args=[small.pk, job.pk])
+    assert coordinator_client.get(url).status_code == 404
+
+
+def test_the_campaign_dashboard_links_to_the_report(
+    small: Campaign, coordinator_client: Client
+) -> None:
+    html = coordinator_client.get(reverse("annotation:dashboard", args=[small.pk])).content
+    link = reverse("annotation_report:page", args=[small.pk])
+    assert f'href="{link}" id="agreement-report"'.encode() in html
