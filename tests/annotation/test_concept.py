@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -667,7 +666,8 @@ def test_its_output_is_json_safe(movies: Catalog, deception_rows: list[dict[str,
     assert '"human_manner": null' in text
 
 
-def test_it_scores_6720_transcripts_in_well_under_a_few_seconds(movies: Catalog) -> None:
+def test_it_scores_a_concept_sized_campaign(movies: Catalog) -> None:
+    """Scale is checked for correctness here; bench/concept.py measures the speed."""
     emotions = ["Joy", "Anger", "Fear", "Trust", "Boredom", "Curiosity"]
     rows = []
     human: dict[str, dict[str, float]] = {}
@@ -697,13 +697,13 @@ def test_it_scores_6720_transcripts_in_well_under_a_few_seconds(movies: Catalog)
         )
         human[f"t{number}"] = dict.fromkeys(concept.RUBRIC_DIMENSIONS, 3.0)
 
-    started = time.perf_counter()
     cards = scorecard(rows, catalog=movies, human_scores=human)
-    elapsed = time.perf_counter() - started
 
     assert len(cards) == 8
     assert sum(card["n"] for card in cards) == 6720
-    assert elapsed < 3.0, f"the scorecard of 6,720 transcripts took {elapsed:.2f} s"
+    # Every third transcript is accepted: 2,240 acceptances in all.
+    assert round(sum(card["acceptance_rate"] * card["n"] for card in cards)) == 2240
+    assert all(card["human_manner"] == 3.0 for card in cards)
 
 
 # Catalog loaders ------------------------------------------------------------------------

@@ -47,6 +47,8 @@ def test_a_judge_books_a_flight_rates_it_and_the_coordinator_sees_it(
     expect(page.locator(".task-description")).to_contain_text("Beijing")
     expect(page.locator(".chat-head strong")).to_have_text("System R")
     expect(page.locator("body")).not_to_contain_text("Reference booking assistant")
+    # The server's first frame marks the socket as connected.
+    expect(page.locator('#chat-status[data-live="1"]')).to_have_count(1)
 
     for number, text in enumerate(UTTERANCES):
         say(page, text, number)
@@ -55,6 +57,7 @@ def test_a_judge_books_a_flight_rates_it_and_the_coordinator_sees_it(
 
     page.reload()  # the whole dialogue survives a reload
     expect(page.locator("#chat-log .bubble")).to_have_count(6)
+    expect(page.locator('#chat-status[data-live="1"]')).to_have_count(1)
 
     page.once("dialog", lambda dialog: dialog.accept())
     page.locator("#end-button").click()

@@ -225,3 +225,12 @@ async def test_frames_follow_the_language_of_the_page(judge: User) -> None:
     frames = await receive_until(communicator, 'id="rating-form"')
     assert "对话已结束" in "".join(frames)
     await communicator.disconnect()
+
+
+async def test_reconnecting_keeps_a_draft_in_the_composer(judge: User) -> None:
+    session = await echo_session(judge)
+    _, communicator = await connect(judge, session)
+    history = (await receive_until(communicator, 'id="chat-log"'))[-1]
+    # An open session's history frame leaves the input box alone, so nothing typed is lost.
+    assert 'id="composer"' not in history and 'data-live="1"' in history
+    await communicator.disconnect()
