@@ -10,5 +10,6 @@ class AnnotationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # Registers the import and report job kinds with the job runner, in every process.
-        from annotation import jobs, report  # noqa: F401
+        # Registers the import, report and LLM-scoring job kinds with the job runner, in every
+        # process, so that any worker or `manage.py jobs resume` can continue them.
+        from annotation import jobs, llm_evaluator, report  # noqa: F401

@@ -8,3 +8,7 @@ class LiveEvalConfig(AppConfig):
     name = "liveeval"
     verbose_name = _("Live evaluation")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Registers the simulation job kind with the job runner, in every process.
+        from liveeval import simulator  # noqa: F401

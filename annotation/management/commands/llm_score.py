@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from annotation.llm_evaluator import PROMPT_VERSION, SCORE_JOB, create_scoring_job
+from annotation.models import Campaign
+from evalsite import jobs
+from evalsite.llm import LLMConfigError
+from evalsite.management.commands.jobs import progress_bar
+from evalsite.models import Job
+
+
+class Command(BaseCommand):
+    help = (
+        "Score an annotation campaign's transcripts with an LLM evaluator on any "
+        "OpenAI-compatible endpoint, as a job with progress that can be resumed. The scores are "
+        f"stored under <model>@{PROMPT_VERSION} (after '<label>:' with --evaluator), where the "
+        "agreement report reads them. Answers are cached: a second run costs nothing."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("campaign", nargs="?", help="the annotation campaign's name or id")
+        parser.add_argument("--base-url", help="e.g. https://api.openai.com/v1")
+        parser.add_argument("--model", help="the model name, e.g. gpt-4o-mini")
+        parser.add_argument(
+            "--evaluator", default="", help="a label put before <model>@<prompt version>"
+        )
+        parser.add_argument("--api-key-env", help="the environment variable holding the key")
+        parser.add_argument("--concurrency", type=int, default=4, help="requests at once")
+        parser.add_argument("--timeout", type=float, help="seconds per attempt (default 60)")
+        parser.add_argument("--price-per-1k-prompt", help="price of 1,000 prompt tokens")
+        parser.add_argument("--price-per-1k-completion", help="price of 1,000 completion tokens")
+        parser.add_argument(
+            "--resume", type=int, metavar="JOB", help="continue an interrupted or failed run"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["resume"] is not None:
+            job = self._resume(options["resume"])
+        else:
+            job = self._start(options)
+        self.stdout.write("")
+        if job.status != Job.Status.DONE:
+            raise CommandError(
+                f"job {job.pk} {job.status}: {'; '.join(job.errors[-3:]) or job.message}; "
+                f"continue it with --resume {job.pk}"
+            )
+        self.stdout.write(self.style.SUCCESS(f"job {job.pk} done: {json.dumps(job.result)}"))
+
+    def _start(self, options: dict[str, Any]) -> Job:
+        if not options["campaign"] or not options["base_url"] or not options["model"]:
+            raise CommandError("give a campaign, --base-url and --model (or --resume JOB)")
+        campaign = self._campaign(options["campaign"])
+        settings: dict[str, Any] = {
+            "base_url": options["base_url"],
+            "model": options["model"],
+            "concurrency": options["concurrency"],
+        }
+        for key in ("api_key_env", "timeout", "price_per_1k_prompt", "price_per_1k_completion"):
+            if options[key] is not None:
+                settings[key] = options[key]
+        try:
+            job = create_scoring_job(campaign, settings, label=options["evaluator"])
+        except (LLMConfigError, ValueError) as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(f"job {job.pk}: scoring {campaign.name!r} as {job.params['evaluator']}")
+        return jobs.run(job, on_progress=self._draw)
+
+    def _resume(self, job_id: int) -> Job:
+        stored = Job.objects.filter(pk=job_id, kind=SCORE_JOB).first()
+        if stored is None:
+            raise CommandError(f"there is no scoring job {job_id}")
+        jobs.reap_interrupted()
+        stored.refresh_from_db()
+        try:
+            resumed = jobs.resume(stored, background=False)
+        except jobs.JobError as error:
+            raise CommandError(str(error)) from None
+        assert isinstance(resumed, Job)
+        return resumed
+
+    @staticmethod
+    def _campaign(name_or_id: str) -> Campaign:
+        campaign = Campaign.objects.filter(name=name_or_id).first()
+        if campaign is None and name_or_id.isdigit():
+            campaign = Campaign.objects.filter(pk=int(name_or_id)).first()
+        if campaign is None:
+            known = ", ".join(
+                repr(name) for name in Campaign.objects.values_list("name", flat=True)
+            )
+            raise CommandError(f"no annotation campaign {name_or_id!r}; known: {known or 'none'}")
+        return campaign
+
+    def _draw(self, job: Job) -> None:
+        if sys.stdout.isatty():
+            self.stdout.write("\r" + progress_bar(job), ending="")
+        else:
+            self.stdout.write(progress_bar(job))

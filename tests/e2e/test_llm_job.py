@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from evalsite.servers import Daphne, TemporaryDatabase
+from tests.e2e.conftest import log_in
+from tests.fake_openai import Answer, FakeOpenAI, reply, slow
+
+pytestmark = pytest.mark.e2e
+
+CAMPAIGN = "Browser LLM check"
+TRANSCRIPTS = 4
+
+
+def slow_verdicts(body: dict[str, Any]) -> Answer:
+    """A valid answer to whatever the request asks, a little later, like a remote model."""
+    keys = re.findall(r'"([a-z_]+)": \{"rationale"', body["messages"][1]["content"])
+    answer = {key: {"rationale": f"Why {key}.", "score": 1} for key in keys}
+    return slow(0.3, reply(json.dumps(answer)))
+
+
+def test_a_coordinator_starts_a_scoring_job_and_watches_it_reach_100_percent(
+    page: Page, app_server: tuple[TemporaryDatabase, Daphne], tmp_path: Path
+) -> None:
+    database, server = app_server
+    rows = [
+        {
+            "id": f"llm-{n}",
+            "system": "warm-recommender",
+            "lang": "en",
+            "turns": [
+                {"role": "user", "text": "A quiet film about space, please."},
+                {"role": "system", "text": f"Try Film {n} (2009): slow, clever, set on the Moon."},
+            ],
+        }
+        for n in range(TRANSCRIPTS)
+    ]
+    path = tmp_path / "llm-check.jsonl"
+    path.write_text("\n".join(json.dumps(row) for row in rows), encoding="utf-8")
+    database.manage("import_transcripts", str(path), "--campaign", CAMPAIGN, env=server.env)
+    fake = FakeOpenAI().start()
+    fake.script(*[slow_verdicts] * TRANSCRIPTS)
+    try:
+        log_in(page, server.url, "coordinator")
+        page.goto(f"{server.url}/annotation/llm/")
+        page.get_by_role("link", name=CAMPAIGN).click()
+        page.fill("#id_base_url", fake.base_url)
+        page.fill("#id_model", fake.model)
+        page.fill("#id_concurrency", "1")
+        page.locator("#start-scoring").click()
+
+        page.wait_for_url(re.compile(r"/jobs/\d+/$"))
+        bar = page.locator(".job-bar")
+        expect(bar.locator(".percent")).to_have_text("100%", timeout=30_000)
+        expect(bar).to_have_attribute("data-status", "done")
+        expect(page.locator("dl.result")).to_contain_text("fake-model@concept-v1")
+
+        page.go_back()
+        page.reload()
+        runs = page.locator("#llm-runs")
+        expect(runs).to_contain_text("fake-model@concept-v1")
+        expect(runs).to_contain_text(f"{TRANSCRIPTS} / {TRANSCRIPTS} (100%)")
+    finally:
+        fake.stop()
+    assert not fake.violations and fake.unused == 0
+    assert len(fake.requests) == TRANSCRIPTS
