@@ -19,6 +19,7 @@ import asyncio
 import logging
 import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -123,6 +124,27 @@ class JobContext:
         publish(self.job, loop=self._loop)
         if self._on_progress is not None:
             self._on_progress(self.job)
+
+
+PROGRESS_BAR_WIDTH = 30
+
+
+def progress_bar(job: Job) -> str:
+    """One line of text showing a job's progress, for management commands."""
+    filled = PROGRESS_BAR_WIDTH * job.percent // 100
+    total = f"/{job.total}" if job.total else ""
+    return (
+        f"[{'#' * filled}{'.' * (PROGRESS_BAR_WIDTH - filled)}] {job.percent:3d}% "
+        f"{job.done}{total} {job.message}"
+    )
+
+
+def print_progress(stdout: Any, job: Job) -> None:
+    """Redraw the progress bar in place on a terminal; print one line each time elsewhere."""
+    if sys.stdout.isatty():
+        stdout.write("\r" + progress_bar(job), ending="")
+    else:
+        stdout.write(progress_bar(job))
 
 
 def publish(job: Job, *, loop: asyncio.AbstractEventLoop | None = None) -> None:

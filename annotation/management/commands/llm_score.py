@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -10,7 +9,6 @@ from annotation.llm_evaluator import PROMPT_VERSION, SCORE_JOB, create_scoring_j
 from annotation.models import Campaign
 from evalsite import jobs
 from evalsite.llm import LLMConfigError
-from evalsite.management.commands.jobs import progress_bar
 from evalsite.models import Job
 
 
@@ -96,7 +94,4 @@ class Command(BaseCommand):
         return campaign
 
     def _draw(self, job: Job) -> None:
-        if sys.stdout.isatty():
-            self.stdout.write("\r" + progress_bar(job), ending="")
-        else:
-            self.stdout.write(progress_bar(job))
+        jobs.print_progress(self.stdout, job)

@@ -1,24 +1,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evalsite import jobs
 from evalsite.models import Job
-
-BAR_WIDTH = 30
-
-
-def progress_bar(job: Job) -> str:
-    filled = BAR_WIDTH * job.percent // 100
-    total = f"/{job.total}" if job.total else ""
-    return (
-        f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {job.percent:3d}% "
-        f"{job.done}{total} {job.message}"
-    )
 
 
 class Command(BaseCommand):
@@ -48,7 +36,7 @@ class Command(BaseCommand):
         if action == "list":
             for job in Job.objects.all()[:50]:
                 self.stdout.write(
-                    f"{job.pk:>6} {job.kind:<32} {job.status:<12} {progress_bar(job)}"
+                    f"{job.pk:>6} {job.kind:<32} {job.status:<12} {jobs.progress_bar(job)}"
                 )
         elif action == "reap":
             self.stdout.write(f"{jobs.reap_interrupted()} job(s) marked interrupted.")
@@ -85,10 +73,7 @@ class Command(BaseCommand):
         return params
 
     def _draw(self, job: Job) -> None:
-        if sys.stdout.isatty():
-            self.stdout.write("\r" + progress_bar(job), ending="")
-        else:
-            self.stdout.write(progress_bar(job))
+        jobs.print_progress(self.stdout, job)
 
     def _finish(self, job: Job) -> None:
         self.stdout.write("")

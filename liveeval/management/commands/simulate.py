@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -9,7 +8,6 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from annotation.importers import ImportFailed
 from evalsite import jobs
 from evalsite.llm import LLMConfigError
-from evalsite.management.commands.jobs import progress_bar
 from evalsite.models import Job
 from liveeval.models import Campaign, ChatSession
 from liveeval.personas import PersonaError, parse_personas
@@ -150,7 +148,4 @@ class Command(BaseCommand):
         return campaign
 
     def _draw(self, job: Job) -> None:
-        if sys.stdout.isatty():
-            self.stdout.write("\r" + progress_bar(job), ending="")
-        else:
-            self.stdout.write(progress_bar(job))
+        jobs.print_progress(self.stdout, job)
