@@ -36,6 +36,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
     session_id: int
     group: str
     lang: str
+    max_turns: int | None
+    timeout: float
 
     async def connect(self) -> None:
         self.session_id = int(self.scope["url_route"]["kwargs"]["session_id"])
@@ -44,6 +46,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
             await self.close(code=4403)
             return
         self.lang = self._ui_language(session)
+        # An open campaign's turn limit is frozen, so the limits are read once per connection.
+        self.max_turns, self.timeout = await self._limits()
         self.group = group_name(self.session_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
@@ -61,8 +65,6 @@ class ChatConsumer(AsyncWebsocketConsumer):
         if len(text) > MAX_MESSAGE_LENGTH:
             await self.send(text_data=await self._render("too_long"))
             return
-        max_turns, timeout = await self._limits()
-
         async def announce(message: Message) -> None:
             await self.channel_layer.group_send(
                 self.group, {"type": "chat.messages", "ids": [message.pk], "replying": True}
@@ -72,8 +74,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
             result = await exchange(
                 self.session_id,
                 text,
-                timeout=timeout,
-                max_turns=max_turns,
+                timeout=self.timeout,
+                max_turns=self.max_turns,
                 on_user_message=announce,
             )
         except SystemBusy:
