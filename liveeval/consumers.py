@@ -65,6 +65,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
         if len(text) > MAX_MESSAGE_LENGTH:
             await self.send(text_data=await self._render("too_long"))
             return
+
         async def announce(message: Message) -> None:
             await self.channel_layer.group_send(
                 self.group, {"type": "chat.messages", "ids": [message.pk], "replying": True}
