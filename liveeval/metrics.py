@@ -3,10 +3,15 @@
 Plain functions over plain rows, one row per judged dialogue (no Django); the views turn
 sessions and ratings into `SessionRow`s. docs/leaderboard.md explains every number.
 
-- C, the completion rate, is the mean over sessions of completed ∈ {0, 1}.
+- C, the completion rate, is SMP2018's: the mean over judges of each judge's completion rate
+  (the share of that judge's sessions with the system that were completed). The rate pooled
+  over sessions is given beside it; the two agree when every judge held as many sessions.
 - Turns are the utterances of both sides. The average charges each uncompleted session its
-  task's turn penalty instead of the turns it took, so giving up early never pays; with C = 0
-  it is the mean penalty (SMP2018's 34.29).
+  task's turn penalty instead of the turns it took, so giving up early never pays; like C it
+  is the mean over judges of each judge's average. With C = 0 it is the mean penalty, the
+  most a system can average (SMP2018's 34.29), which `max_average_turns` gives.
+- A completed session may not take more turns than its task's penalty, or a success would
+  cost more than a failure: such a row is refused.
 - Systems rank by C, then by average turns, fewer first. Equal on both, they share a rank
   (1, 1, 3).
 - Bootstrap CIs resample tasks, since the sessions of one task share its difficulty.
@@ -33,7 +38,6 @@ from evalsite.agreement import (
     AlphaStatistic,
     Correlation,
     Level,
-    RatioOfSums,
     StatisticUndefined,
     bootstrap_ci,
     bootstrap_distributions,
@@ -98,6 +102,12 @@ class SessionRow:
             raise ValueError(f"{where}: turns cannot be negative ({self.turns})")
         if self.penalty < 1:
             raise ValueError(f"{where}: the turn penalty must be at least 1 ({self.penalty})")
+        if self.completed and self.turns > self.penalty:
+            raise ValueError(
+                f"{where}: completed in {self.turns} turns, more than the task's turn penalty "
+                f"of {self.penalty}, so the success would cost more than a failure; raise the "
+                "task's penalty or cap the dialogue's turns at it"
+            )
         for measure in MEASURES[1:]:
             value = getattr(self, measure.name)
             if value is not None and value not in measure.scale:
@@ -154,10 +164,13 @@ class SystemResult:
     rank: int
     n_sessions: int
     n_tasks: int
+    n_judges: int
     completion_rate: float
     completion_ci: tuple[float, float] | None
     avg_turns: float
     avg_turns_ci: tuple[float, float] | None
+    pooled_completion_rate: float
+    pooled_avg_turns: float
     mean_satisfaction: float | None
     mean_fluency: float | None
     mean_guidance: float | None
@@ -177,53 +190,89 @@ def _mean_rating(
     return sum(given) / len(given)
 
 
+class MeanOverJudges:
+    """The mean over judges of each judge's ratio of per-task sums, on resamples of tasks.
+
+    ``numerator`` and ``count`` are judges × tasks. A resample weights each task's sums by how
+    often it was drawn, which keeps a task's sessions together; a judge none of whose tasks
+    was drawn drops out of that resample's mean. This is SMP2018's C (numerator: completed
+    sessions) and average turns (numerator: charged turns).
+    """
+
+    def __init__(self, numerator: npt.NDArray[np.float64], count: npt.NDArray[np.float64]) -> None:
+        if numerator.shape != count.shape or numerator.ndim != 2:
+            raise ValueError("numerator and count need one row per judge and one column per task")
+        self._numerator = numerator
+        self._count = count
+
+    @property
+    def n_items(self) -> int:
+        return int(self._count.shape[1])
+
+    @property
+    def n_usable(self) -> int:
+        return int((self._count.sum(axis=0) > 0).sum())
+
+    def estimate(self) -> Fraction:
+        """The exact value, so that equal figures tie exactly in the ranking."""
+        rates = [
+            Fraction(int(numerator.sum()), int(count.sum()))
+            for numerator, count in zip(self._numerator, self._count, strict=True)
+            if count.sum() > 0
+        ]
+        return sum(rates, Fraction(0)) / len(rates)
+
+    def __call__(self, weights: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        numerator = weights @ self._numerator.T
+        count = weights @ self._count.T
+        present = count > 0
+        rates = np.divide(numerator, count, out=np.zeros_like(numerator), where=present)
+        judges = present.sum(axis=1)
+        safe = np.where(judges > 0, judges, 1)
+        return np.where(judges > 0, rates.sum(axis=1) / safe, np.nan)
+
+
 @dataclass(frozen=True)
 class _SystemSessions:
-    """One system's sessions, and their sums per task, the units the bootstrap resamples."""
+    """One system's sessions, and their sums per judge and task, which the bootstrap resamples."""
 
     sessions: list[SessionRow]
-    count: npt.NDArray[np.float64]
-    completed: npt.NDArray[np.float64]
-    charged: npt.NDArray[np.float64]
+    completion: MeanOverJudges
+    turns: MeanOverJudges
+    n_judges: int
 
     @classmethod
     def of(cls, sessions: list[SessionRow], task_index: dict[TaskId, int]) -> _SystemSessions:
-        count, completed, charged = np.zeros((3, len(task_index)))
+        judges = sorted({row.judge for row in sessions}, key=_id_order)
+        judge_index = {judge: index for index, judge in enumerate(judges)}
+        count, completed, charged = np.zeros((3, len(judges), len(task_index)))
         for row in sessions:
-            index = task_index[row.task]
-            count[index] += 1
-            completed[index] += row.completed
-            charged[index] += row.charged_turns
-        return cls(sessions, count, completed, charged)
+            cell = (judge_index[row.judge], task_index[row.task])
+            count[cell] += 1
+            completed[cell] += row.completed
+            charged[cell] += row.charged_turns
+        return cls(
+            sessions, MeanOverJudges(completed, count), MeanOverJudges(charged, count), len(judges)
+        )
 
     @property
     def n_tasks(self) -> int:
-        return int((self.count > 0).sum())
+        return self.completion.n_usable
 
     def ranking_key(self) -> tuple[Fraction, Fraction]:
         """Higher C first, then fewer average turns; exact, so equal figures tie exactly."""
-        n = len(self.sessions)
-        completion = Fraction(sum(row.completed for row in self.sessions), n)
-        turns = Fraction(sum(row.charged_turns for row in self.sessions), n)
-        return (-completion, turns)
+        return (-self.completion.estimate(), self.turns.estimate())
 
 
 def _intervals(
     systems: dict[SystemId, _SystemSessions], *, resamples: int, seed: int, confidence: float
 ) -> tuple[dict[tuple[SystemId, str], tuple[float, float]], dict[tuple[SystemId, str], str]]:
-    """CIs of C and average turns per system, all systems on the same resamples of tasks.
-
-    C and the average turns are ratios of per-task sums, so a resample weights each task's
-    sums by how often it was drawn, which keeps a task's sessions together.
-    """
+    """CIs of C and average turns per system, all systems on the same resamples of tasks."""
     reasons: dict[tuple[SystemId, str], str] = {}
-    ready: dict[str, RatioOfSums] = {}
+    ready: dict[str, MeanOverJudges] = {}
     keys: dict[str, tuple[SystemId, str]] = {}
     for number, (system, tally) in enumerate(systems.items()):
-        statistics = {
-            "completion_ci": RatioOfSums(tally.completed, tally.count),
-            "avg_turns_ci": RatioOfSums(tally.charged, tally.count),
-        }
+        statistics = {"completion_ci": tally.completion, "avg_turns_ci": tally.turns}
         for field_name, statistic in statistics.items():
             if resamples == 0:
                 reasons[system, field_name] = "bootstrap resampling was turned off (0 resamples)"
@@ -270,7 +319,8 @@ def leaderboard(
     seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> list[SystemResult]:
-    """The systems in rank order: by C, then by average turns (fewer first).
+    """The systems in rank order: by C, then by average turns (fewer first), both SMP2018's
+    means over judges; the figures pooled over sessions come beside them.
 
     ``source`` keeps the rows of human judges ("human", the default), of simulated users
     ("simulated"), or all rows (None). Systems equal on both C and average turns, compared
@@ -309,10 +359,13 @@ def leaderboard(
                 rank=results[-1].rank if tied else place + 1,
                 n_sessions=len(group),
                 n_tasks=tally.n_tasks,
-                completion_rate=sum(row.completed for row in group) / len(group),
+                n_judges=tally.n_judges,
+                completion_rate=float(tally.completion.estimate()),
                 completion_ci=intervals.get((system, "completion_ci")),
-                avg_turns=sum(row.charged_turns for row in group) / len(group),
+                avg_turns=float(tally.turns.estimate()),
                 avg_turns_ci=intervals.get((system, "avg_turns_ci")),
+                pooled_completion_rate=sum(row.completed for row in group) / len(group),
+                pooled_avg_turns=sum(row.charged_turns for row in group) / len(group),
                 mean_satisfaction=_mean_rating(group, MEASURES[1], "mean_satisfaction", notes),
                 mean_fluency=_mean_rating(group, MEASURES[2], "mean_fluency", notes),
                 mean_guidance=_mean_rating(group, MEASURES[3], "mean_guidance", notes),
@@ -322,6 +375,15 @@ def leaderboard(
             )
         )
     return results
+
+
+def max_average_turns(rows: Iterable[RowInput], *, source: Source | None = "human") -> float | None:
+    """The most average turns a system can be charged: the mean of the tasks' penalties, each
+    task once (SMP2018's 34.29). None without sessions."""
+    penalties = {row.task: row.penalty for row in _as_rows(rows, source)}
+    if not penalties:
+        return None
+    return sum(penalties.values()) / len(penalties)
 
 
 # Agreement among judges --------------------------------------------------------------------

@@ -27,11 +27,15 @@ LEADERBOARD_HEADER = [
     "avg_turns",
     "avg_turns_ci_low",
     "avg_turns_ci_high",
+    "pooled_completion_rate",
+    "pooled_avg_turns",
     "mean_satisfaction",
     "mean_fluency",
     "mean_guidance",
     "auto_completion_rate",
     "judge_vs_auto_agreement",
+    "judges",
+    "max_avg_turns",
 ]
 
 
@@ -58,6 +62,10 @@ def leaderboard_context(campaign: Campaign) -> dict[str, Any]:
         "between_sources": metrics.agreement_between_sources(rows)
         if human_rows and simulated_rows
         else {},
+        "max_avg_turns": metrics.max_average_turns(human_rows) if human_rows else None,
+        "simulated_max_avg_turns": metrics.max_average_turns(simulated_rows, source="simulated")
+        if simulated_rows
+        else None,
         "measures": metrics.MEASURES,
     }
     return context
@@ -74,6 +82,7 @@ def _leaderboard_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
     rows = [row for row in session_rows(campaign) if row.source == "human"]
     if not rows:
         return
+    most_turns = metrics.max_average_turns(rows)
     for result in metrics.leaderboard(rows, source="human"):
         system = systems[int(result.system)]
         completion = result.completion_ci or (None, None)
@@ -90,11 +99,15 @@ def _leaderboard_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
             result.avg_turns,
             turns[0],
             turns[1],
+            result.pooled_completion_rate,
+            result.pooled_avg_turns,
             result.mean_satisfaction,
             result.mean_fluency,
             result.mean_guidance,
             result.auto_completion_rate,
             result.auto_agreement,
+            result.n_judges,
+            most_turns,
         ]
 
 

@@ -13,6 +13,7 @@ from liveeval.metrics import (
     agreement_between_sources,
     judge_agreement,
     leaderboard,
+    max_average_turns,
 )
 
 PENALTY = {"flight": 30, "hotel": 40, "train": 35}
@@ -57,46 +58,91 @@ SMALL_CAMPAIGN = [
 # Leaderboard -------------------------------------------------------------------------------
 
 
-def test_it_averages_completion_and_charges_uncompleted_sessions_their_penalty() -> None:
+def test_it_averages_completion_and_turns_per_judge_then_over_judges() -> None:
     results = by_system(leaderboard(SMALL_CAMPAIGN, resamples=0))
 
-    # A: C = 2/3; average turns = (8 + 10 + 40) / 3 = 58/3.
-    assert results["A"].completion_rate == pytest.approx(2 / 3)
-    assert results["A"].avg_turns == pytest.approx(58 / 3)
-    # B: C = 2/3; average turns = (6 + 30 + 12) / 3 = 16.
-    assert results["B"].completion_rate == pytest.approx(2 / 3)
-    assert results["B"].avg_turns == pytest.approx(16)
+    # A: ann completed 1 of 2 (8 turns, and the hotel's penalty 40), bo 1 of 1 (10 turns).
+    # C = (1/2 + 1) / 2 = 3/4; average turns = ((8 + 40) / 2 + 10) / 2 = (24 + 10) / 2 = 17.
+    assert results["A"].completion_rate == pytest.approx(3 / 4)
+    assert results["A"].avg_turns == pytest.approx(17)
+    # B: ann 2 of 2 (6 and 12 turns), bo 0 of 1 (the flight's penalty 30).
+    # C = (1 + 0) / 2 = 1/2; average turns = ((6 + 12) / 2 + 30) / 2 = 39/2.
+    assert results["B"].completion_rate == pytest.approx(1 / 2)
+    assert results["B"].avg_turns == pytest.approx(39 / 2)
     assert results["A"].n_sessions == 3
     assert results["A"].n_tasks == 2
+    assert results["A"].n_judges == 2
+
+
+def test_it_gives_the_figures_pooled_over_sessions_beside_them() -> None:
+    results = by_system(leaderboard(SMALL_CAMPAIGN, resamples=0))
+
+    # A: 2 of 3 sessions completed; (8 + 10 + 40) / 3 = 58/3 turns.
+    assert results["A"].pooled_completion_rate == pytest.approx(2 / 3)
+    assert results["A"].pooled_avg_turns == pytest.approx(58 / 3)
+    # B: 2 of 3 completed; (6 + 30 + 12) / 3 = 16 turns.
+    assert results["B"].pooled_completion_rate == pytest.approx(2 / 3)
+    assert results["B"].pooled_avg_turns == pytest.approx(16)
+
+
+def test_it_ranks_by_the_mean_over_judges_not_the_pooled_rate() -> None:
+    results = leaderboard(SMALL_CAMPAIGN, resamples=0)
+
+    # Pooled, A and B both complete 2/3 and B's 16 turns would put it first; by SMP2018's
+    # definition A completes 3/4 against B's 1/2.
+    assert [(result.system, result.rank) for result in results] == [("A", 1), ("B", 2), ("C", 3)]
 
 
 def test_it_breaks_ties_in_completion_by_fewer_average_turns() -> None:
-    results = leaderboard(SMALL_CAMPAIGN, resamples=0)
+    # Both judges complete one of two tasks on X and on Y: C = 1/2 for both.
+    # X: ann (8 + 40) / 2 = 24, bo (10 + 40) / 2 = 25 → 24.5 turns.
+    # Y: ann (6 + 40) / 2 = 23, bo (30 + 12) / 2 = 21 → 22 turns, so Y ranks first.
+    rows = [
+        session("X", "flight", "ann", True, 8),
+        session("X", "hotel", "ann", False, 5),
+        session("X", "flight", "bo", True, 10),
+        session("X", "hotel", "bo", False, 7),
+        session("Y", "flight", "ann", True, 6),
+        session("Y", "hotel", "ann", False, 5),
+        session("Y", "flight", "bo", False, 3),
+        session("Y", "hotel", "bo", True, 12),
+    ]
 
-    # A and B both complete 2/3; B averages 16 turns against A's 19.33, so B ranks first.
-    assert [(result.system, result.rank) for result in results] == [("B", 1), ("A", 2), ("C", 3)]
+    results = leaderboard(rows, resamples=0)
+
+    assert [(result.system, result.avg_turns) for result in results] == [("Y", 22), ("X", 24.5)]
+    assert [result.rank for result in results] == [1, 2]
 
 
 def test_it_gives_systems_equal_on_completion_and_turns_the_same_rank() -> None:
-    # D: C = 4/6 = 2/3 and average turns = (6 + 6 + 6 + 6 + 30 + 42) / 6 = 96/6 = 16, exactly
-    # B's figures from other counts, so B and D share rank 1 and A comes third (1, 1, 3).
+    # D: ann completes both tasks in 6 turns (C 1, 6 turns), bo fails a train task whose
+    # penalty is 33 (C 0, 33 turns): C = 1/2 and average turns = (6 + 33) / 2 = 39/2, exactly
+    # B's figures from other counts. A comes first, B and D share rank 2, C is 4th (1, 2, 2, 4).
     tied = [
         session("D", "flight", "ann", True, 6),
-        session("D", "flight", "bo", True, 6),
         session("D", "hotel", "ann", True, 6),
-        session("D", "hotel", "bo", True, 6),
-        session("D", "flight", "cy", False, 2),
-        session("D", "train", "cy", False, 1, penalty=42),
+        session("D", "train", "bo", False, 1, penalty=33),
     ]
 
     results = leaderboard(SMALL_CAMPAIGN + tied, resamples=0)
 
     assert [(result.system, result.rank) for result in results] == [
-        ("B", 1),
-        ("D", 1),
-        ("A", 3),
+        ("A", 1),
+        ("B", 2),
+        ("D", 2),
         ("C", 4),
     ]
+
+
+def test_it_gives_the_most_average_turns_a_system_can_get() -> None:
+    # Each task once: flight 30 and hotel 40 (A, B and C share them) → (30 + 40) / 2 = 35.
+    assert max_average_turns(SMALL_CAMPAIGN) == 35
+    assert max_average_turns([]) is None
+
+
+def test_it_refuses_a_completed_session_longer_than_its_penalty() -> None:
+    with pytest.raises(ValueError, match="completed in 31 turns, more than the task's turn"):
+        session("A", "flight", "ann", True, 31)
 
 
 def test_it_charges_the_mean_penalty_when_no_session_is_completed() -> None:
@@ -179,6 +225,33 @@ def test_it_resamples_tasks_with_all_their_sessions_for_the_intervals() -> None:
     assert results["A"].avg_turns_ci == pytest.approx(tuple(np.quantile(turns, [0.025, 0.975])))
     interval = results["A"].completion_ci
     assert interval is not None and interval[0] < results["A"].completion_rate < interval[1]
+
+
+def test_its_intervals_average_over_judges_on_each_resample_of_tasks() -> None:
+    # bo holds only the even tasks, so judges weigh differently than sessions do.
+    rows = [row for row in cluster_campaign() if row.judge == "ann" or int(row.task[1:]) % 2 == 0]
+    tasks = sorted({row.task for row in rows})
+
+    results = by_system(leaderboard(rows, resamples=200, seed=5))
+
+    completion = []
+    for weights in resample_counts(len(tasks), 200, 5):
+        for counts in weights:
+            rates = []
+            for judge in ("ann", "bo"):
+                drawn = [
+                    row.completed
+                    for task, count in zip(tasks, counts, strict=True)
+                    for _ in range(int(count))
+                    for row in rows
+                    if row.task == task and row.system == "A" and row.judge == judge
+                ]
+                if drawn:
+                    rates.append(sum(drawn) / len(drawn))
+            completion.append(sum(rates) / len(rates))
+    assert results["A"].completion_ci == pytest.approx(
+        tuple(np.quantile(completion, [0.025, 0.975]))
+    )
 
 
 def test_it_reproduces_its_intervals_from_the_seed() -> None:

@@ -376,6 +376,30 @@ class TestResults:
         assert reference_row < baseline_row
         assert 'id="judge-agreement"' in html
 
+    def test_the_leaderboard_gives_the_pooled_figures_and_the_most_average_turns(
+        self, coordinator_client: Client, rated_campaign: Campaign
+    ) -> None:
+        response = coordinator_client.get(
+            reverse("liveeval:campaign_export", args=[rated_campaign.pk, "leaderboard", "csv"])
+        )
+        rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
+        task = rated_campaign.sessions.select_related("task").first()
+        assert task is not None
+        penalty = task.task.turn_penalty
+        by_system = {row["system"]: row for row in rows}
+        reference = by_system["Reference booking assistant"]
+        baseline = by_system["Keyword baseline"]
+        # One task, two judges each: both completed on the reference, none on the baseline,
+        # whose every session is charged the task's penalty.
+        assert (reference["completion_rate"], reference["pooled_completion_rate"]) == ("1.0", "1.0")
+        assert reference["judges"] == "2"
+        assert float(baseline["avg_turns"]) == float(baseline["pooled_avg_turns"]) == penalty
+        assert {row["max_avg_turns"] for row in rows} == {str(float(penalty))}
+        html = coordinator_client.get(
+            reverse("liveeval:leaderboard", args=[rated_campaign.pk])
+        ).content.decode()
+        assert f"averages {penalty:.2f} turns" in html
+
     def test_the_csv_export_escapes_formulas_but_keeps_numbers(
         self, coordinator_client: Client, rated_campaign: Campaign
     ) -> None:
