@@ -229,7 +229,9 @@ def test_it_resamples_tasks_with_all_their_sessions_for_the_intervals() -> None:
 
 def test_its_intervals_average_over_judges_on_each_resample_of_tasks() -> None:
     # bo holds only the even tasks, so judges weigh differently than sessions do.
-    rows = [row for row in cluster_campaign() if row.judge == "ann" or int(row.task[1:]) % 2 == 0]
+    rows = [
+        row for row in cluster_campaign() if row.judge == "ann" or int(str(row.task)[1:]) % 2 == 0
+    ]
     tasks = sorted({row.task for row in rows})
 
     results = by_system(leaderboard(rows, resamples=200, seed=5))

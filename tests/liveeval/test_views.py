@@ -383,9 +383,9 @@ class TestResults:
             reverse("liveeval:campaign_export", args=[rated_campaign.pk, "leaderboard", "csv"])
         )
         rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
-        task = rated_campaign.sessions.select_related("task").first()
-        assert task is not None
-        penalty = task.task.turn_penalty
+        session = rated_campaign.sessions.select_related("task").first()
+        assert session is not None and session.task is not None
+        penalty = session.task.turn_penalty
         by_system = {row["system"]: row for row in rows}
         reference = by_system["Reference booking assistant"]
         baseline = by_system["Keyword baseline"]
