@@ -1168,7 +1168,7 @@ TABLES: tuple[Table, ...] = (
     ),
     Table("disagreements", "Disagreements", _disagreements_sheet),
 )
-CONCEPT_MODULE = "annotation.concept_report"
+CONCEPT_MODULE = "annotation.concept.sheet"
 
 
 def concept_sheet_builder() -> Callable[[Campaign], Sheet] | None:

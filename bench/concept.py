@@ -5,7 +5,7 @@ emotions × 4 age groups), dialogues of 4 to 10 exchanges whose system turns nam
 each (one in ten not in the catalog), success flags, acceptances with [END]; two submitted
 human annotations per transcript on the eight CONCEPT dimensions (plus the binary question
 when accepted) and one LLM evaluator's scores; and a catalog of 5,000 films and 5,000 other
-entities per dataset. Then the scorecard is computed through ``annotation.concept_report`` as
+entities per dataset. Then the scorecard is computed through ``annotation.concept.scorecard`` as
 the command does (gather, then group by system × dataset), the page's extra grouping by
 system, the Excel sheet, and the page itself. Run from the repository root:
 ``python bench/concept.py``.
@@ -56,8 +56,7 @@ def film(number: int) -> tuple[str, int]:
 
 
 def catalog_contents(dataset: str) -> Any:
-    from annotation.concept import CatalogItem
-    from annotation.concept_report import CatalogContents
+    from annotation.concept.catalogs import CatalogContents, CatalogItem
 
     items = []
     for number in range(FILMS):
@@ -202,12 +201,9 @@ def main() -> None:
         from django.test.utils import setup_test_environment
         from django.urls import reverse
 
-        from annotation.concept_report import (
-            campaign_scorecard,
-            concept_sheet,
-            gather_inputs,
-            store_catalog,
-        )
+        from annotation.concept.catalog_store import store_catalog
+        from annotation.concept.scorecard import campaign_scorecard, gather_inputs
+        from annotation.concept.sheet import concept_sheet
         from annotation.models import Campaign
         from annotation.rubrics import default_rubric
 

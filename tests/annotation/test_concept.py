@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
+import csv
 import json
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from annotation import concept
-from annotation.concept import (
+from annotation.concept import facts, measures
+from annotation.concept.card import COMPONENTS
+from annotation.concept.catalogs import (
     Catalog,
     CatalogError,
     CatalogItem,
-    ItemMention,
     catalog_from_concept4crs,
-    catalog_from_csv_rows,
-    coordination,
-    mentions_in_text,
-    mentions_in_turn,
-    scorecard,
-    title_key,
+    read_catalog_csv,
 )
+from annotation.concept.measures import persona_coordination
+from annotation.concept.mentions import ItemMention, mentions_in_text, mentions_in_turn, title_key
+from annotation.concept.scorecard import scorecard
+from annotation.importers import ImportFailed
 
 
 def user(text: str, **fields: Any) -> dict[str, Any]:
@@ -79,7 +80,7 @@ def test_it_reads_acceptance_from_the_outcome_else_from_an_end_mark() -> None:
     marked = transcript("c", [user("Hi"), system("Heat?"), user("Yes! [END]")], accepted=None)
     unmarked = transcript("d", [user("Hi"), system("Heat?"), user("No.")], accepted=None)
 
-    assert [concept.is_accepted(r) for r in (stored_yes, stored_no, marked, unmarked)] == [
+    assert [facts.is_accepted(r) for r in (stored_yes, stored_no, marked, unmarked)] == [
         True,
         False,
         True,
@@ -123,9 +124,9 @@ def test_it_counts_user_turns_from_the_greeting_to_the_accepting_turn() -> None:
 
     card = only(scorecard(rows))
 
-    assert concept.turns_to_accept(rows[0]) == 3
-    assert concept.turns_to_accept(rows[1]) == 2
-    assert concept.turns_to_accept(rows[2]) is None
+    assert facts.turns_to_accept(rows[0]) == 3
+    assert facts.turns_to_accept(rows[1]) == 2
+    assert facts.turns_to_accept(rows[2]) is None
     assert card["acceptance_rate"] == pytest.approx(2 / 3)
     assert card["avg_turns_to_accept"] == pytest.approx(2.5)
 
@@ -173,8 +174,8 @@ def test_it_counts_only_system_turns_up_to_the_first_success() -> None:
 
     card = only(scorecard(rows))
 
-    assert concept.first_success(rows[0], "rec") == (2, True)
-    assert concept.first_success(rows[3], "rec") == (None, True)
+    assert facts.first_success(rows[0], "rec") == (2, True)
+    assert facts.first_success(rows[3], "rec") == (None, True)
     assert (card["sr_rec@3"], card["sr_rec@5"], card["sr_rec@10"]) == (0.25, 0.5, 0.5)
     assert (card["sr_dialogue@3"], card["sr_dialogue@5"], card["sr_dialogue@10"]) == (
         0.0,
@@ -216,7 +217,7 @@ def test_it_ignores_success_flags_on_user_turns() -> None:
 
 def test_it_rejects_an_unknown_success_module() -> None:
     with pytest.raises(ValueError, match="module"):
-        concept.first_success(transcript("a", []), "recommender")
+        facts.first_success(transcript("a", []), "recommender")
 
 
 # Item names --------------------------------------------------------------------------------------
@@ -339,11 +340,11 @@ def test_it_computes_the_nonexistent_item_ratio_over_distinct_named_items(
 
     card = only(scorecard(rows, catalog=movies))
 
-    assert concept.item_existence(rows[0], movies) == {
+    assert facts.item_existence(rows[0], movies) == {
         "airplane": True,
         "adventures of milo and ours": False,
     }
-    assert concept.item_existence(rows[1], movies) == {"heat": True, "zork quest": False}
+    assert facts.item_existence(rows[1], movies) == {"heat": True, "zork quest": False}
     assert (card["items_named"], card["items_nonexistent"]) == (4, 2)
     assert card["nonexistent_item_ratio"] == 0.5
     assert card["nonexistent_item_reason"] is None
@@ -397,7 +398,7 @@ def test_it_judges_deception_from_catalog_attributes_and_preferences(
 ) -> None:
     card = only(scorecard(deception_rows, catalog=movies))
 
-    assert [concept.deceptive_by_catalog(r, movies)[0] for r in deception_rows] == [
+    assert [facts.deceptive_by_catalog(r, movies)[0] for r in deception_rows] == [
         False,
         True,
         False,
@@ -478,7 +479,7 @@ def test_it_averages_each_rubric_dimension_per_rater_source() -> None:
     assert kbrd["notes"]["human_overall"] == "no human score on overall in the group"
     assert kbrd["llm_gpt-4o_manner"] == 3.5
     assert kbrd["llm_gpt-4o_user_satisfaction"] == 4.0
-    for dimension in concept.RUBRIC_DIMENSIONS:
+    for dimension in measures.RUBRIC_DIMENSIONS:
         assert f"human_{dimension}" in kbrd
         assert f"llm_gpt-4o_{dimension}" in kbrd
 
@@ -487,17 +488,17 @@ def test_it_averages_each_rubric_dimension_per_rater_source() -> None:
 
 
 def test_it_computes_the_composite_formulas() -> None:
-    assert concept.quality_score(0.4) == pytest.approx(2.0)
-    assert concept.sincerity_score(0.2, 0.1) == pytest.approx(4.25)
-    assert concept.identity_score(4.0, 0.25) == pytest.approx(3.0)
-    assert concept.cooperation_score(4.0, 3.0, 5.0, 4.25) == pytest.approx(4.0625)
-    assert concept.coordination_score(0.3) == pytest.approx(4.7)
-    assert concept.coordination_score(6.0) == 0.0
-    assert concept.quality_score(None) is None
-    assert concept.sincerity_score(None, 0.1) is None
-    assert concept.identity_score(4.0, None) is None
-    assert concept.cooperation_score(4.0, None, 5.0, 4.0) is None
-    assert concept.coordination_score(None) is None
+    assert measures.quality_score(0.4) == pytest.approx(2.0)
+    assert measures.sincerity_score(0.2, 0.1) == pytest.approx(4.25)
+    assert measures.identity_score(4.0, 0.25) == pytest.approx(3.0)
+    assert measures.cooperation_score(4.0, 3.0, 5.0, 4.25) == pytest.approx(4.0625)
+    assert measures.coordination_score(0.3) == pytest.approx(4.7)
+    assert measures.coordination_score(6.0) == 0.0
+    assert measures.quality_score(None) is None
+    assert measures.sincerity_score(None, 0.1) is None
+    assert measures.identity_score(4.0, None) is None
+    assert measures.cooperation_score(4.0, None, 5.0, 4.0) is None
+    assert measures.coordination_score(None) is None
 
 
 def test_it_builds_the_composites_and_coordination_of_a_group(movies: Catalog) -> None:
@@ -556,13 +557,13 @@ def test_it_builds_the_composites_and_coordination_of_a_group(movies: Catalog) -
 
 
 def test_it_divides_the_range_across_personas_by_their_mean() -> None:
-    groups = {
+    groups: dict[str, dict[str, float | None]] = {
         "Joy": {"ar": 0.6, "sat": 4.0},
         "Anger": {"ar": 0.2, "sat": 3.0},
         "Fear": {"ar": 0.4, "sat": None},
     }
 
-    result = coordination(groups, ["ar", "sat"], "persona_emotion")
+    result = persona_coordination(groups, ["ar", "sat"], "persona_emotion")
 
     assert result["measures"]["ar"] == pytest.approx(1.0)
     assert result["measures"]["sat"] == pytest.approx(2 / 7)
@@ -575,7 +576,7 @@ def test_it_divides_the_range_across_personas_by_their_mean() -> None:
 def test_it_shows_the_means_behind_a_low_coordination_value() -> None:
     uniformly_bad = {"Joy": {"ar": 0.01}, "Anger": {"ar": 0.01}}
 
-    result = coordination(uniformly_bad, ["ar"], "persona_emotion")
+    result = persona_coordination(uniformly_bad, ["ar"], "persona_emotion")
 
     assert result["value"] == 0.0
     assert result["score"] == 5.0
@@ -585,7 +586,7 @@ def test_it_shows_the_means_behind_a_low_coordination_value() -> None:
 def test_it_leaves_out_measures_it_cannot_scale() -> None:
     groups = {"Joy": {"ar": 0.0, "at": 4.0}, "Anger": {"ar": 0.0}}
 
-    result = coordination(groups, ["ar", "at"], "persona_emotion")
+    result = persona_coordination(groups, ["ar", "at"], "persona_emotion")
 
     assert result["measures"] == {"ar": None, "at": None}
     assert result["value"] is None
@@ -603,18 +604,30 @@ def test_it_computes_coordination_from_transcript_rows() -> None:
         transcript("e", [user("[END]")], persona_emotion="", accepted=True),
     ]
 
-    result = coordination(rows, ["acceptance_rate"], "persona_emotion")
+    cards = scorecard(rows, by=("persona_emotion",), human_scores={})
+    groups = {c["persona_emotion"]: c for c in cards if c["persona_emotion"]}
+    result = persona_coordination(groups, ["acceptance_rate"], "persona_emotion")
+    within = only(scorecard(rows, human_scores={}))["coordination_human"]["persona_emotion"]
 
     assert result["group_means"]["acceptance_rate"] == {"Anger": 0.0, "Joy": 0.5}
     assert result["measures"]["acceptance_rate"] == pytest.approx(2.0)
-    assert result["notes"]["groups"] == "1 transcript(s) without a persona_emotion left out"
+    # The transcript without a persona is left out: quality is 5 × AR, so the ratio is the same.
+    assert [c["n"] for c in cards if not c["persona_emotion"]] == [1]
+    assert within["groups"] == ["Anger", "Joy"]
+    assert within["measures"]["quality"] == pytest.approx(2.0)
 
 
-def test_it_refuses_two_scorecard_rows_for_one_persona() -> None:
-    cards = [{"persona_emotion": "Joy", "ar": 0.1}, {"persona_emotion": "Joy", "ar": 0.2}]
+def test_it_gives_one_scorecard_row_per_persona() -> None:
+    rows = [
+        transcript("a", [user("[END]")], accepted=True),
+        transcript("b", [user("No.")]),
+    ]
 
-    with pytest.raises(ValueError, match="Joy"):
-        coordination(cards, ["ar"], "persona_emotion")
+    cards = scorecard(rows, by=("persona_emotion",))
+
+    assert [(c["persona_emotion"], c["n"], c["acceptance_rate"]) for c in cards] == [
+        ("Joy", 2, 0.5)
+    ]
 
 
 # Groups and output ----------------------------------------------------------------------
@@ -651,7 +664,7 @@ def test_it_lists_components_that_every_card_holds(movies: Catalog) -> None:
 
     card = only(scorecard(rows, catalog=movies, human_scores={"a": {"manner": 4}}))
 
-    for composite, components in concept.COMPONENTS.items():
+    for composite, components in COMPONENTS.items():
         assert composite.format(source="human") in card
         for component in components:
             assert component.format(source="human") in card
@@ -695,7 +708,7 @@ def test_it_scores_a_concept_sized_campaign(movies: Catalog) -> None:
                 accepted_turn=10 if number % 3 == 0 else None,
             )
         )
-        human[f"t{number}"] = dict.fromkeys(concept.RUBRIC_DIMENSIONS, 3.0)
+        human[f"t{number}"] = dict.fromkeys(measures.RUBRIC_DIMENSIONS, 3.0)
 
     cards = scorecard(rows, catalog=movies, human_scores=human)
 
@@ -709,13 +722,24 @@ def test_it_scores_a_concept_sized_campaign(movies: Catalog) -> None:
 # Catalog loaders ------------------------------------------------------------------------
 
 
-def test_it_loads_a_catalog_from_csv_rows() -> None:
-    catalog = catalog_from_csv_rows(
+def csv_catalog(folder: Path, rows: list[dict[str, str]]) -> Path:
+    path = folder / "films.csv"
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def test_it_loads_a_catalog_from_csv_rows(tmp_path: Path) -> None:
+    path = csv_catalog(
+        tmp_path,
         [
             {"id": "m1", "name": "Airplane!", "year": "1980", "attributes": "comedy| parody |"},
             {"id": "m2", "name": "Heat (1995)", "year": "", "attributes": ""},
-        ]
+        ],
     )
+    catalog = Catalog(read_catalog_csv(path).items)
 
     assert len(catalog) == 2
     assert catalog.item("m1") == CatalogItem("m1", "Airplane!", 1980, ("comedy", "parody"))
@@ -726,25 +750,28 @@ def test_it_loads_a_catalog_from_csv_rows() -> None:
 @pytest.mark.parametrize(
     ("rows", "message"),
     [
-        ([{"id": "", "name": "Heat", "year": "", "attributes": ""}], "row 1: id is required"),
-        ([{"id": "m1", "name": " ", "year": "", "attributes": ""}], "row 1: name is required"),
+        ([{"id": "", "name": "Heat", "year": "", "attributes": ""}], "line 2: id is required"),
+        ([{"id": "m1", "name": " ", "year": "", "attributes": ""}], "line 2: name is required"),
         (
             [{"id": "m1", "name": "Heat", "year": "95", "attributes": ""}],
-            "row 1: year '95' is not a four-digit year",
+            "line 2: year '95' is not a four-digit year",
         ),
         (
             [
                 {"id": "m1", "name": "Heat", "year": "", "attributes": ""},
                 {"id": "m1", "name": "Alien", "year": "", "attributes": ""},
             ],
-            "row 2: id 'm1' is repeated",
+            "line 3: id 'm1' is repeated",
         ),
-        ([{"title": "Heat"}], "needs the columns id, name, year, attributes"),
+        ([{"title": "Heat"}], "the column 'id' is missing"),
     ],
 )
-def test_it_rejects_bad_csv_catalog_rows(rows: list[dict[str, str]], message: str) -> None:
-    with pytest.raises(CatalogError, match=message.replace("(", r"\(")):
-        catalog_from_csv_rows(rows)
+def test_it_rejects_bad_csv_catalog_rows(
+    tmp_path: Path, rows: list[dict[str, str]], message: str
+) -> None:
+    path = csv_catalog(tmp_path, rows)
+    with pytest.raises(ImportFailed, match=message.replace("(", r"\(")):
+        read_catalog_csv(path)
 
 
 def test_it_loads_a_concept4crs_catalog_pair() -> None:

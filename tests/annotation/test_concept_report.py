@@ -33,15 +33,10 @@ from django.urls import reverse
 from django.utils import timezone
 from openpyxl import load_workbook
 
-from annotation import concept_report
-from annotation.concept_report import (
-    campaign_scorecard,
-    concept_sheet,
-    gather_inputs,
-    load_catalog,
-    read_catalog_csv,
-    store_catalog,
-)
+from annotation.concept.catalog_store import load_catalog, store_catalog
+from annotation.concept.catalogs import CatalogContents, read_catalog_csv
+from annotation.concept.scorecard import campaign_scorecard, gather_inputs
+from annotation.concept.sheet import concept_sheet
 from annotation.importers import ImportFailed, import_transcripts
 from annotation.models import (
     Assignment,
@@ -366,7 +361,7 @@ def test_the_catalog_command_needs_a_dataset_for_concept4crs() -> None:
 
 
 def test_a_catalog_name_must_be_a_slug() -> None:
-    contents = concept_report.CatalogContents("x.csv", [])
+    contents = CatalogContents("x.csv", [])
     with pytest.raises(ImportFailed, match="a catalog name is letters, digits"):
         store_catalog("my films", ["redial"], contents)
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.concept_report import DEFAULT_BY, campaign_scorecard, gather_inputs
+from annotation.concept.scorecard import DEFAULT_BY, campaign_scorecard, gather_inputs
 from annotation.models import Campaign
 
 # The columns of ``--format table``; JSON holds every measure.

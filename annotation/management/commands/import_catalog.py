@@ -4,12 +4,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.concept_report import (
-    read_catalog_csv,
-    read_concept4crs_catalog,
-    served_datasets,
-    store_catalog,
-)
+from annotation.concept.catalog_store import served_datasets, store_catalog
+from annotation.concept.catalogs import read_catalog_csv, read_concept4crs_catalog
 from annotation.importers import ImportFailed
 
 

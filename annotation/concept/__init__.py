@@ -1,0 +1,1 @@
+"""The CONCEPT scorecard: its measures, item mentions, catalogs, sheet and pages."""

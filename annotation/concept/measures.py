@@ -1,0 +1,390 @@
+"""The CONCEPT measures of a group of transcripts: quality, sincerity, rubric abilities,
+identity and coordination.
+
+Plain functions over the ``TranscriptFacts`` of ``annotation.concept.facts`` and the rubric
+scores of each rater source; nothing here touches the database, so the pages, the command,
+the sheet and the tests share one implementation. ``measure_group`` fills a ``GroupScores``
+(``annotation.concept.card``); a measure that cannot be computed is None, and its note says
+why. Every formula, denominator and matching rule is written out in ``docs/concept.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from annotation.concept.card import (
+    HUMAN,
+    SR_CUTOFFS,
+    SUCCESS_MODULES,
+    Coordination,
+    GroupScores,
+    SourceScores,
+    cooperation_key,
+    coordination_score_key,
+    deceptive_ratio_key,
+    identity_key,
+    rubric_key,
+    social_awareness_key,
+    success_key,
+)
+from annotation.concept.facts import PERSONA_FIELDS, TranscriptFacts
+from evalsite.user_simulation import END_MARK
+
+RUBRIC_DIMENSIONS = (
+    "manner",
+    "quality",
+    "relevance",
+    "social_awareness",
+    "persuasiveness",
+    "human_likeness",
+    "overall",
+    "user_satisfaction",
+)
+# The binary rubric question "does the accepted item match the stated preferences?" (1 = yes).
+DECEPTION_DIMENSION = "acceptance_follows_preferences"
+# Reliability is left out: it needs paraphrased pairs of user turns, which transcripts lack.
+COORDINATED_ABILITIES = ("quality", "identity", "cooperation", "social_awareness")
+_FLAG_NAMES = {"rec": "rec_success_rec", "dialogue": "rec_success_dialogue"}
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if number == number and abs(number) != float("inf") else None
+
+
+@dataclass(frozen=True)
+class RaterSource:
+    """Rubric scores from one kind of rater: ``human``, or ``llm_<evaluator>``."""
+
+    name: str
+    scores: Mapping[str, Mapping[str, float]]
+
+
+def rater_sources(
+    human_scores: Mapping[str, Mapping[str, float]] | None,
+    llm_scores: Mapping[str, Mapping[str, Mapping[str, float]]] | None,
+) -> list[RaterSource]:
+    sources = [] if human_scores is None else [RaterSource(HUMAN, human_scores)]
+    for evaluator in sorted(llm_scores or {}):
+        sources.append(RaterSource(f"llm_{evaluator}", (llm_scores or {})[evaluator]))
+    return sources
+
+
+# Quality --------------------------------------------------------------------------------------
+
+
+def _quality_measures(facts: Sequence[TranscriptFacts], scores: GroupScores) -> None:
+    n = len(facts)
+    notes = scores.notes
+    accepted = [f for f in facts if f.accepted]
+    scores.accepted = len(accepted)
+    scores.acceptance_rate = len(accepted) / n
+    missing = sum(1 for f in facts if not f.outcome_recorded)
+    if missing:
+        notes["acceptance_rate"] = (
+            f"{missing} transcript(s) have no recorded outcome; a user turn with "
+            f"{END_MARK} decided them"
+        )
+    turns = [f.turns_to_accept for f in accepted if f.turns_to_accept is not None]
+    scores.avg_turns_to_accept = _mean(turns)
+    if not accepted:
+        notes["avg_turns_to_accept"] = "no transcript in the group was accepted"
+    elif not turns:
+        notes["avg_turns_to_accept"] = "no accepted transcript records its accepting turn"
+    elif len(turns) < len(accepted):
+        notes["avg_turns_to_accept"] = (
+            f"{len(accepted) - len(turns)} accepted transcript(s) without an accepting turn "
+            "are left out"
+        )
+    for module in SUCCESS_MODULES:
+        flag_name = _FLAG_NAMES[module]
+        flagged = any(f.success_flagged[module] for f in facts)
+        unflagged = sum(1 for f in facts if not f.success_flagged[module])
+        firsts = [f.first_success[module] for f in facts]
+        for k in SR_CUTOFFS:
+            key = success_key(module, k)
+            if not flagged:
+                scores.success_rates[(module, k)] = None
+                shown = flag_name if module == "rec" else f"{flag_name} or success"
+                notes[key] = f"no system turn in the group carries a {shown} flag"
+                continue
+            rate = sum(1 for first in firsts if first is not None and first <= k) / n
+            scores.success_rates[(module, k)] = rate
+            if unflagged:
+                notes[key] = f"{unflagged} transcript(s) carry no flag and count as unsuccessful"
+
+
+# Sincerity ------------------------------------------------------------------------------------
+
+
+def _nonexistent_items(facts: Sequence[TranscriptFacts], scores: GroupScores) -> None:
+    notes = scores.notes
+    checked = [f for f in facts if f.items is not None]
+    reasons = sorted({f.catalog_reason for f in facts if f.catalog_reason is not None})
+    if not checked:
+        reason = "; ".join(reasons)
+        scores.nonexistent_item_reason = reason
+        notes["nonexistent_item_ratio"] = reason
+        return
+    named = sum(len(f.items or {}) for f in checked)
+    missing = sum(1 for f in checked for exists in (f.items or {}).values() if not exists)
+    scores.items_named = named
+    scores.items_nonexistent = missing
+    scores.nonexistent_item_ratio = missing / named if named else None
+    scores.nonexistent_item_reason = None if named else "the system names no item"
+    if not named:
+        notes["nonexistent_item_ratio"] = "the system names no item"
+    elif len(checked) < len(facts):
+        notes["nonexistent_item_ratio"] = (
+            f"{len(facts) - len(checked)} transcript(s) are left out: " + "; ".join(reasons)
+        )
+
+
+def _deception_by_catalog(facts: Sequence[TranscriptFacts], scores: GroupScores) -> None:
+    accepted = [f for f in facts if f.accepted]
+    judged = [f for f in accepted if f.deceptive is not None]
+    scores.deceptive_judged_catalog = len(judged)
+    scores.deceptive_ratio_catalog = (
+        sum(1 for f in judged if f.deceptive) / len(judged) if judged else None
+    )
+    if not accepted:
+        scores.notes["deceptive_ratio_catalog"] = "no transcript in the group was accepted"
+    elif len(judged) < len(accepted):
+        counts: dict[str, int] = {}
+        for f in accepted:
+            if f.deceptive is None:
+                reason = f.deceptive_reason or "not judged"
+                counts[reason] = counts.get(reason, 0) + 1
+        left_out = "; ".join(f"{count} with {reason}" for reason, count in sorted(counts.items()))
+        prefix = "no accepted transcript could be judged" if not judged else "left out"
+        scores.notes["deceptive_ratio_catalog"] = f"{prefix}: {left_out}"
+
+
+# Rubric scores --------------------------------------------------------------------------------
+
+
+def _source_scores(
+    facts: Sequence[TranscriptFacts], source: RaterSource, notes: dict[str, str]
+) -> SourceScores:
+    measured = SourceScores(source.name)
+    values: dict[str, list[float]] = {}
+    for f in facts:
+        for dimension, score in source.scores.get(f.id, {}).items():
+            number = _number(score)
+            if number is not None and dimension != DECEPTION_DIMENSION:
+                values.setdefault(dimension, []).append(number)
+    extra = sorted(set(values) - set(RUBRIC_DIMENSIONS))
+    for dimension in (*RUBRIC_DIMENSIONS, *extra):
+        measured.dimensions[dimension] = _mean(values.get(dimension, []))
+        if measured.dimensions[dimension] is None:
+            key = rubric_key(source.name, dimension)
+            notes[key] = f"no {source.name} score on {dimension} in the group"
+    shares = []
+    for f in facts:
+        if not f.accepted:
+            continue
+        answer = _number(source.scores.get(f.id, {}).get(DECEPTION_DIMENSION))
+        if answer is not None:
+            shares.append(1.0 - answer)
+    measured.deceptive_ratio = _mean(shares)
+    measured.deceptive_judged = len(shares)
+    if measured.deceptive_ratio is None:
+        notes[deceptive_ratio_key(source.name)] = (
+            f"no {source.name} answer on {DECEPTION_DIMENSION} for an accepted transcript"
+        )
+    return measured
+
+
+def _rubric_measures(
+    facts: Sequence[TranscriptFacts], sources: Sequence[RaterSource], scores: GroupScores
+) -> None:
+    notes = scores.notes
+    scores.sources = [_source_scores(facts, source, notes) for source in sources]
+    llm_ratios = [
+        source.deceptive_ratio
+        for source in scores.sources
+        if source.name.startswith("llm_") and source.deceptive_ratio is not None
+    ]
+    if not any(s.name == HUMAN for s in sources):
+        notes[deceptive_ratio_key(HUMAN)] = "no human scores were given"
+    scores.deceptive_ratio_llm = _mean(llm_ratios)
+    if not any(s.name.startswith("llm_") for s in sources):
+        notes[deceptive_ratio_key("llm")] = "no LLM scores were given"
+    elif scores.deceptive_ratio_llm is None:
+        notes[deceptive_ratio_key("llm")] = "no LLM evaluator answered for an accepted transcript"
+
+
+# Composite ability scores (0–5) ---------------------------------------------------------------
+
+
+def quality_score(acceptance_rate: float | None) -> float | None:
+    """Quality = 5 × AR."""
+    return None if acceptance_rate is None else 5 * acceptance_rate
+
+
+def sincerity_score(deceptive_ratio: float | None, nonexistent_ratio: float | None) -> float | None:
+    """Sincerity = 5 × (1 − (deceptive ratio + non-existent item ratio) / 2)."""
+    if deceptive_ratio is None or nonexistent_ratio is None:
+        return None
+    return 5 * (1 - (deceptive_ratio + nonexistent_ratio) / 2)
+
+
+def identity_score(persuasiveness: float | None, deceptive_ratio: float | None) -> float | None:
+    """Identity = persuasiveness (1–5) × (1 − deceptive ratio): persuasive and honest."""
+    if persuasiveness is None or deceptive_ratio is None:
+        return None
+    return persuasiveness * (1 - deceptive_ratio)
+
+
+def cooperation_score(
+    manner: float | None,
+    quality: float | None,
+    relevance: float | None,
+    sincerity: float | None,
+) -> float | None:
+    """Cooperation = the mean of the four maxims: manner, quality, relevance and sincerity."""
+    maxims = (manner, quality, relevance, sincerity)
+    if any(value is None for value in maxims):
+        return None
+    return sum(value for value in maxims if value is not None) / 4
+
+
+def coordination_score(coordination_value: float | None) -> float | None:
+    """Coordination = 5 − the mean over abilities of range / mean across personas, in [0, 5]."""
+    if coordination_value is None:
+        return None
+    return min(5.0, max(0.0, 5 - coordination_value))
+
+
+def _composites(scores: GroupScores) -> None:
+    notes = scores.notes
+    scores.quality_score = quality_score(scores.acceptance_rate)
+    scores.sincerity_score = sincerity_score(
+        scores.deceptive_ratio_catalog, scores.nonexistent_item_ratio
+    )
+    if scores.sincerity_score is None:
+        notes["sincerity_score"] = "needs both deceptive_ratio_catalog and nonexistent_item_ratio"
+    for source in scores.sources:
+        name = source.name
+        rubric = source.dimensions
+        source.identity_score = identity_score(
+            rubric["persuasiveness"], scores.deceptive_ratio_catalog
+        )
+        source.cooperation_score = cooperation_score(
+            rubric["manner"], rubric["quality"], rubric["relevance"], scores.sincerity_score
+        )
+        source.social_awareness_score = rubric["social_awareness"]
+        if source.identity_score is None:
+            notes[identity_key(name)] = f"needs {name}_persuasiveness and deceptive_ratio_catalog"
+        if source.cooperation_score is None:
+            notes[cooperation_key(name)] = (
+                f"needs {name}_manner, {name}_quality, {name}_relevance and sincerity_score"
+            )
+        if source.social_awareness_score is None:
+            notes[social_awareness_key(name)] = f"needs {name}_social_awareness"
+
+
+def _abilities(scores: GroupScores, source: str) -> dict[str, float | None]:
+    measured = scores.source(source)
+    return {
+        "quality": scores.quality_score,
+        "identity": measured.identity_score,
+        "cooperation": measured.cooperation_score,
+        "social_awareness": measured.social_awareness_score,
+    }
+
+
+def measure_group(facts: Sequence[TranscriptFacts], sources: Sequence[RaterSource]) -> GroupScores:
+    """Every measure of one group of transcripts, without coordination (see
+    ``coordinate_personas``)."""
+    scores = GroupScores(n=len(facts))
+    _quality_measures(facts, scores)
+    _nonexistent_items(facts, scores)
+    _deception_by_catalog(facts, scores)
+    _rubric_measures(facts, sources, scores)
+    _composites(scores)
+    return scores
+
+
+# Coordination -----------------------------------------------------------------------------------
+
+
+def persona_coordination(
+    groups: Mapping[str, Mapping[str, Any]], measures: Sequence[str], persona_field: str
+) -> Coordination:
+    """For each measure, (max − min) / mean across the persona groups, and their average.
+
+    ``groups`` maps each persona value to its measure values. The result keeps the per-group
+    values (``group_means``) that each ratio came from: a low value can also mean that every
+    group did equally badly.
+    """
+    per_measure: dict[str, float | None] = {}
+    group_means: dict[str, dict[str, float | None]] = {}
+    notes: dict[str, str] = {}
+    personas = sorted(groups)
+    for measure in measures:
+        means = {persona: _number(groups[persona].get(measure)) for persona in personas}
+        group_means[measure] = means
+        known = [value for value in means.values() if value is not None]
+        if len(known) < 2:
+            per_measure[measure] = None
+            notes[measure] = f"has a value in fewer than two {persona_field} groups"
+            continue
+        mean = sum(known) / len(known)
+        if mean <= 0:
+            per_measure[measure] = None
+            notes[measure] = "its mean across groups is not above 0, so the range cannot be scaled"
+            continue
+        per_measure[measure] = (max(known) - min(known)) / mean
+    values = [value for value in per_measure.values() if value is not None]
+    value = _mean(values)
+    return {
+        "persona_field": persona_field,
+        "groups": personas,
+        "measures": per_measure,
+        "group_means": group_means,
+        "value": value,
+        "score": coordination_score(value),
+        "notes": notes,
+    }
+
+
+def coordinate_personas(
+    facts: Sequence[TranscriptFacts], sources: Sequence[RaterSource], scores: GroupScores
+) -> None:
+    """The coordination of each rater source's abilities across the group's persona groups,
+    for each persona field; transcripts without a persona value are left out."""
+    if not sources:
+        return
+    by_field: dict[str, dict[str, GroupScores]] = {}
+    for persona_field in PERSONA_FIELDS:
+        split: dict[str, list[TranscriptFacts]] = {}
+        for f in facts:
+            if f.personas.get(persona_field):
+                split.setdefault(f.personas[persona_field], []).append(f)
+        by_field[persona_field] = {
+            persona: measure_group(members, sources) for persona, members in split.items()
+        }
+    for source in scores.sources:
+        details: dict[str, Coordination] = {}
+        for persona_field, subgroups in by_field.items():
+            abilities = {
+                persona: _abilities(sub, source.name) for persona, sub in subgroups.items()
+            }
+            details[persona_field] = persona_coordination(
+                abilities, COORDINATED_ABILITIES, persona_field
+            )
+        source.coordination = details
+        for persona_field in PERSONA_FIELDS:
+            if details[persona_field]["score"] is None:
+                scores.notes[coordination_score_key(source.name, persona_field)] = (
+                    f"no ability has a value in two or more {persona_field} groups"
+                )

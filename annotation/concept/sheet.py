@@ -1,0 +1,64 @@
+"""The "CONCEPT" sheet of the agreement report's Excel workbook.
+
+One row per system × dataset, one column per measure of the scorecard row
+(``annotation.concept.card`` names them all), the notes that explain each null, and a bar chart
+of the six ability scores from human judgements. ``concept_sheet`` is what the report calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from annotation.concept.card import HUMAN, NOTES, ability_keys, scalar_columns
+from annotation.concept.scorecard import DEFAULT_BY, campaign_scorecard, gather_inputs
+from annotation.models import Campaign
+from evalsite.spreadsheets import BarChartSpec, CellValue, Sheet
+
+SHEET_TITLE = "CONCEPT"
+GROUP_COLUMN = "group"
+CHART_TITLE = "CONCEPT abilities (0–5), human"
+
+
+@dataclass(frozen=True)
+class SheetRow:
+    """One row of the sheet: the group's label, its group columns, its measures, its notes."""
+
+    group: str
+    columns: tuple[CellValue, ...]
+    measures: tuple[CellValue, ...]
+    notes: str
+
+    def cells(self) -> list[CellValue]:
+        return [self.group, *self.columns, *self.measures, self.notes]
+
+
+def sheet_header(measures: Sequence[str]) -> list[str]:
+    return [GROUP_COLUMN, *DEFAULT_BY, *measures, NOTES]
+
+
+def sheet_row(card: Mapping[str, Any], measures: Sequence[str]) -> SheetRow:
+    notes: Mapping[str, str] = card.get(NOTES, {})
+    return SheetRow(
+        group=" / ".join("—" if card.get(name) is None else str(card[name]) for name in DEFAULT_BY),
+        columns=tuple(card.get(name) for name in DEFAULT_BY),
+        measures=tuple(card.get(measure) for measure in measures),
+        notes="; ".join(f"{key}: {sentence}" for key, sentence in notes.items()),
+    )
+
+
+def concept_sheet(campaign: Campaign) -> Sheet:
+    """The CONCEPT scorecard per system × dataset as a worksheet: one row per group, one
+    column per measure, the notes that explain each null, and a chart of the six ability
+    scores from human judgements."""
+    cards = campaign_scorecard(gather_inputs(campaign))
+    measures = scalar_columns(cards, DEFAULT_BY)
+    rows = [sheet_row(card, measures).cells() for card in cards]
+    charted = [key for _, key in ability_keys(HUMAN) if key in measures]
+    charts = (
+        [BarChartSpec(CHART_TITLE, GROUP_COLUMN, charted, y_title="score")]
+        if charted and rows
+        else []
+    )
+    return Sheet(SHEET_TITLE, sheet_header(measures), rows, charts)
