@@ -1,12 +1,16 @@
+"""Every page of the annotation app, under ``annotation/``: one namespace per part.
+
+``annotation:`` names the campaigns, imports and annotators' pages; the LLM evaluator's pages
+keep their own namespace, ``annotation_llm:``.
+"""
+
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import include, path
 
 from annotation import views
 
-app_name = "annotation"
-
-urlpatterns = [
+campaign_patterns = [
     path("campaigns/", views.campaigns, name="campaigns"),
     path("import/", views.import_transcripts, name="import_transcripts"),
     path("import/llm-scores/", views.import_scores, name="import_scores"),
@@ -20,4 +24,9 @@ urlpatterns = [
     path("<int:campaign_id>/mine/", views.mine, name="mine"),
     path("<int:campaign_id>/items/<int:transcript_id>/", views.item, name="item"),
     path("<int:campaign_id>/items/<int:transcript_id>/skip/", views.skip, name="skip"),
+]
+
+urlpatterns = [
+    path("llm/", include("annotation.llm_evaluator.urls")),
+    path("", include((campaign_patterns, "annotation"))),
 ]
