@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from asgiref.sync import sync_to_async
 from django.db import transaction
@@ -228,11 +228,22 @@ def scoring_jobs(campaign: Campaign) -> list[Job]:
     )
 
 
-def evaluators(campaign: Campaign) -> list[dict[str, Any]]:
+class EvaluatorScores(TypedDict):
+    """One evaluator's scores in a campaign: its name, how many transcripts and scores."""
+
+    evaluator: str
+    transcripts: int
+    scores: int
+
+
+def evaluators(campaign: Campaign) -> list[EvaluatorScores]:
     """Every evaluator with scores in the campaign, with how many transcripts and scores."""
-    return list(
-        LLMScore.objects.filter(transcript__campaign=campaign)
+    return [
+        EvaluatorScores(
+            evaluator=row["evaluator"], transcripts=row["transcripts"], scores=row["scores"]
+        )
+        for row in LLMScore.objects.filter(transcript__campaign=campaign)
         .values("evaluator")
         .annotate(transcripts=Count("transcript", distinct=True), scores=Count("pk"))
         .order_by("evaluator")
-    )
+    ]
