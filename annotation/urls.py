@@ -1,3 +1,9 @@
+"""Every page of the annotation app, under ``annotation/``: one namespace per part.
+
+``annotation:`` names the campaigns, imports and annotators' pages; the CONCEPT scorecard's
+pages keep their own namespace, ``concept:``, and the LLM evaluator's, ``annotation_llm:``.
+"""
+
 from __future__ import annotations
 
 from django.urls import include, path
@@ -20,8 +26,8 @@ campaign_patterns = [
     path("<int:campaign_id>/items/<int:transcript_id>/skip/", views.skip, name="skip"),
 ]
 
-# The CONCEPT pages keep their own namespace (``concept:``) beside ``annotation:``.
 urlpatterns = [
     path("concept/", include("annotation.concept.urls")),
+    path("llm/", include("annotation.llm_evaluator.urls")),
     path("", include((campaign_patterns, "annotation"))),
 ]

@@ -73,7 +73,7 @@ def main() -> None:
         from django.core.management import call_command
 
         from annotation.importers import import_rows
-        from annotation.llm_evaluator import create_scoring_job
+        from annotation.llm_evaluator.job import create_scoring_job
         from annotation.models import Campaign, LLMScore
         from evalsite import jobs
         from tests.fake_openai import Answer, FakeOpenAI, reply, slow

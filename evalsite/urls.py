@@ -14,11 +14,12 @@ urlpatterns = [
     path("jobs/count/", views.job_start_count, name="job_start_count"),
     path("jobs/<int:job_id>/", views.job_detail, name="job_detail"),
     path("jobs/<int:job_id>/resume/", views.job_resume, name="job_resume"),
-    path("live/simulate/", include("liveeval.simulation_urls")),
+    # Sending dialogues to annotation is annotation's page, at its place among the simulation's.
+    path("live/simulate/", include("annotation.from_live.urls")),
+    path("live/simulate/", include("liveeval.simulation.urls")),
     path("live/", include("liveeval.urls")),
     path("api/booking/", include("liveeval.api_urls")),
     path("annotation/report/", include("annotation.report_urls")),
-    path("annotation/llm/", include("annotation.llm_urls")),
     path("annotation/", include("annotation.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -158,7 +158,7 @@ class DialogueSystemForm(forms.ModelForm):
         fields = ("slug", "name", "alias", "kind", "config", "description", "enabled")
 
     def clean(self) -> dict[str, Any]:
-        from evalsite.llm import LLMConfigError
+        from evalsite.llm.errors import LLMConfigError
         from liveeval.systems.http import HttpConfig, HttpConfigError
         from liveeval.systems.openai import AgentConfig
 

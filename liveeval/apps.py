@@ -11,4 +11,4 @@ class LiveEvalConfig(AppConfig):
 
     def ready(self) -> None:
         # Registers the simulation job kind with the job runner, in every process.
-        from liveeval import simulator  # noqa: F401
+        from liveeval.simulation import job  # noqa: F401

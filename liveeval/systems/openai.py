@@ -1,7 +1,7 @@
 """The ``openai`` kind: an LLM agent that books in the same world as every other system.
 
 Any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, a proxy) plays the system,
-through :mod:`evalsite.llm`. The model gets the booking tools ``search_flights``,
+through :mod:`evalsite.llm.client`. The model gets the booking tools ``search_flights``,
 ``search_trains``, ``search_hotels``, ``book`` and ``cancel``, which run against
 the conversation's own world with the same checks and JSON as the booking API
 (:mod:`liveeval.api`), so its bookings count for the task like anyone's. Each
@@ -14,7 +14,7 @@ message that led to them, and put back in place on later turns, so that the
 model still knows the ids it found when the user says "yes, book it".
 
 Configuration (``DialogueSystem.config``): ``base_url``, ``model``, ``api_key_env``
-and the other settings of :class:`evalsite.llm.LLMConfig` (``temperature`` 0 and
+and the other settings of :class:`evalsite.llm.config.LLMConfig` (``temperature`` 0 and
 ``seed`` 42 by default), plus ``system_prompt`` and ``max_tool_rounds``.
 """
 
@@ -28,7 +28,10 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.utils.translation import gettext_lazy as _
 
-from evalsite.llm import LLMClient, LLMConfig, LLMConfigError, LLMError, Message
+from evalsite.llm.answers import Message
+from evalsite.llm.client import LLMClient
+from evalsite.llm.config import LLMConfig
+from evalsite.llm.errors import LLMConfigError, LLMError
 from liveeval import api
 from liveeval.booking.cities import CITIES
 from liveeval.booking.offers import CABINS, ROOM_TYPES, TRAIN_SEATS, TRAIN_TYPES, World

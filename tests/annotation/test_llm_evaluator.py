@@ -17,15 +17,15 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation import llm_evaluator
-from annotation.llm_evaluator import (
-    IdRanges,
+from annotation.llm_evaluator.job import (
+    SCORE_JOB,
     ScoringRun,
     create_scoring_job,
-    evaluation_messages,
     evaluator_name,
-    verdict_reader,
 )
+from annotation.llm_evaluator.prompt import applicable_dimensions, evaluation_messages
+from annotation.llm_evaluator.ranges import IdRanges
+from annotation.llm_evaluator.verdict import Verdict, verdict_reader
 from annotation.models import Campaign, Dimension, LLMScore, Transcript
 from annotation.reports import long_scores
 from evalsite import jobs
@@ -89,7 +89,7 @@ def score(campaign: Campaign, server: FakeOpenAI, **extra: Any) -> Job:
 
 def asked(transcript: Transcript) -> list[Dimension]:
     dimensions = transcript.campaign.rubric.dimensions.prefetch_related("levels")
-    return llm_evaluator.applicable_dimensions(transcript, dimensions)
+    return applicable_dimensions(transcript, dimensions)
 
 
 # The prompt ---------------------------------------------------------------------------------
@@ -181,7 +181,7 @@ def test_an_answer_needs_a_rationale_and_a_score_in_scale_for_every_question(
     }
 
     verdicts_read = read(good)
-    assert verdicts_read["manner"] == llm_evaluator.Verdict("Clear.", 4)
+    assert verdicts_read["manner"] == Verdict("Clear.", 4)
     assert verdicts_read["acceptance_follows_preferences"].score == 0
     problems = [
         ({"manner": good["manner"]}, "no verdict for acceptance_follows_preferences"),
@@ -447,7 +447,7 @@ def test_a_coordinator_starts_a_scoring_job_from_the_page_and_sees_its_cost(
         },
     )
 
-    job = Job.objects.get(kind=llm_evaluator.SCORE_JOB)
+    job = Job.objects.get(kind=SCORE_JOB)
     assert response.status_code == 302 and response["Location"] == f"/jobs/{job.pk}/"
     assert job.status == Job.Status.DONE and job.created_by == boss
     assert job.params["llm"]["cache"] is True and "api_key_env" not in job.params["llm"]

@@ -13,15 +13,12 @@ import httpx
 import pytest
 from asgiref.sync import async_to_sync
 
-from evalsite.llm import (
-    LLMClient,
-    LLMConfig,
-    LLMConfigError,
-    LLMError,
-    parse_json,
-    request_hash,
-    retry_after,
-)
+from evalsite.llm.answers import parse_json
+from evalsite.llm.client import LLMClient
+from evalsite.llm.config import LLMConfig
+from evalsite.llm.errors import LLMConfigError, LLMError
+from evalsite.llm.limits import retry_after
+from evalsite.llm.record import request_hash
 from evalsite.models import LLMCall
 from tests.fake_openai import (
     FakeOpenAI,

@@ -15,22 +15,24 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from annotation.from_live.transcripts import send_to_annotation
 from annotation.models import Campaign as AnnotationCampaign
 from evalsite import jobs
 from evalsite.models import Job
-from liveeval import simulator
 from liveeval.booking.generator import build_world, world_dates
 from liveeval.booking.goals import goal_met
 from liveeval.booking.models import City
 from liveeval.campaigns import progress
 from liveeval.models import Booking, Campaign, ChatSession, DialogueSystem, Rating, TaskCard
-from liveeval.personas import AGE_GROUPS, ALL_PERSONAS, EMOTIONS, PersonaError, parse_personas
-from liveeval.simulator import (
-    SimulationRun,
-    create_simulation_job,
-    read_rating,
-    read_turn,
-    send_to_annotation,
+from liveeval.simulation import dialogue as dialogue_loop
+from liveeval.simulation.answers import SimulatedTurn, read_rating, read_turn
+from liveeval.simulation.job import SIMULATE_JOB, SimulationRun, create_simulation_job
+from liveeval.simulation.personas import (
+    AGE_GROUPS,
+    ALL_PERSONAS,
+    EMOTIONS,
+    PersonaError,
+    parse_personas,
 )
 from liveeval.tasks import load_task_cards
 from tests.fake_openai import (
@@ -132,7 +134,7 @@ def test_personas_are_named_emotion_slash_age_group_with_wildcards() -> None:
 
 def test_a_turn_puts_the_inner_state_first_and_may_end_with_the_mark() -> None:
     assert read_turn({"feelings": " 开心 ", "utterance": "好的，谢谢[END]"}) == (
-        simulator.SimulatedTurn("开心", "好的，谢谢", True)
+        SimulatedTurn("开心", "好的，谢谢", True)
     )
     assert read_turn({"feelings": "满意", "utterance": "[END]"}).utterance == ""
     for value, message in (
@@ -339,16 +341,16 @@ def test_a_killed_simulation_resumes_mid_dialogue_without_holding_anything_twice
         turn("四", "[END]"),
         rating(),
     )
-    snapshot = simulator._snapshot
+    snapshot = dialogue_loop._snapshot
     calls: list[int] = []
 
-    def dies_before_the_second_turn(session_id: int) -> simulator.Snapshot:
+    def dies_before_the_second_turn(session_id: int) -> dialogue_loop.Snapshot:
         calls.append(session_id)
         if len(calls) == 3:
             raise Killed
         return snapshot(session_id)
 
-    monkeypatch.setattr(simulator, "_snapshot", dies_before_the_second_turn)
+    monkeypatch.setattr(dialogue_loop, "_snapshot", dies_before_the_second_turn)
     job = create_simulation_job(
         campaign,
         {"base_url": fake_openai.base_url, "model": fake_openai.model, "concurrency": 1},
@@ -356,7 +358,7 @@ def test_a_killed_simulation_resumes_mid_dialogue_without_holding_anything_twice
     )
     with pytest.raises(Killed):
         jobs.run(job)
-    monkeypatch.setattr(simulator, "_snapshot", snapshot)
+    monkeypatch.setattr(dialogue_loop, "_snapshot", snapshot)
     assert len(fake_openai.requests) == 1
     Job.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
     jobs.reap_interrupted()
@@ -383,7 +385,7 @@ def test_a_simulation_killed_while_the_system_answers_goes_on_at_once_on_resume(
 ) -> None:
     campaign = parrot_campaign()
     fake_openai.script(turn("一", "订机票"), turn("二", "快点"), turn("三", "谢谢[END]"), rating())
-    store = simulator._store_feelings
+    store = dialogue_loop._store_feelings
     calls: list[int] = []
 
     def dies_in_the_second_exchange(message_id: int, feelings: str) -> None:
@@ -392,7 +394,7 @@ def test_a_simulation_killed_while_the_system_answers_goes_on_at_once_on_resume(
             raise Killed
         store(message_id, feelings)
 
-    monkeypatch.setattr(simulator, "_store_feelings", dies_in_the_second_exchange)
+    monkeypatch.setattr(dialogue_loop, "_store_feelings", dies_in_the_second_exchange)
     job = create_simulation_job(
         campaign,
         {"base_url": fake_openai.base_url, "model": fake_openai.model},
@@ -400,7 +402,7 @@ def test_a_simulation_killed_while_the_system_answers_goes_on_at_once_on_resume(
     )
     with pytest.raises(Killed):
         jobs.run(job)
-    monkeypatch.setattr(simulator, "_store_feelings", store)
+    monkeypatch.setattr(dialogue_loop, "_store_feelings", store)
     assert simulated(campaign).replying_since is not None
     Job.objects.filter(pk=job.pk).update(status=Job.Status.INTERRUPTED)
     job.refresh_from_db()
@@ -560,14 +562,14 @@ def test_a_coordinator_starts_simulated_judges_from_the_page_and_sends_them_on(
         },
     )
 
-    job = Job.objects.get(kind=simulator.SIMULATE_JOB)
+    job = Job.objects.get(kind=SIMULATE_JOB)
     assert response.status_code == 302 and response["Location"] == f"/jobs/{job.pk}/"
     assert job.params["personas"] == ["Surprise/Children", "Surprise/Adults"]
     assert job.status == Job.Status.DONE and job.result["rated"] == 2
     page = coordinator_client.get(url).content.decode()
     assert page.count("Surprise · ") == 2
     sent = coordinator_client.post(
-        reverse("simulation:send", args=[campaign.pk]),
+        reverse("from_live:send", args=[campaign.pk]),
         {"annotation_campaign": "From the page", "kinds": ["simulated"]},
     )
     target = AnnotationCampaign.objects.get(name="From the page")
@@ -582,4 +584,4 @@ def test_only_coordinators_reach_the_simulation_pages(judge_client: Client) -> N
         reverse("simulation:campaign", args=[campaign.pk]),
     ):
         assert judge_client.get(url).status_code == 403
-    assert judge_client.post(reverse("simulation:send", args=[campaign.pk])).status_code == 403
+    assert judge_client.post(reverse("from_live:send", args=[campaign.pk])).status_code == 403

@@ -5,10 +5,12 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.llm_evaluator import PROMPT_VERSION, SCORE_JOB, create_scoring_job
+from annotation.llm_evaluator.job import SCORE_JOB, create_scoring_job
+from annotation.llm_evaluator.prompt import PROMPT_VERSION
 from annotation.models import Campaign
 from evalsite import jobs
-from evalsite.llm import LLMConfigError
+from evalsite.llm.errors import LLMConfigError
+from evalsite.llm.runs import finished_from_command, resume_from_command
 from evalsite.models import Job
 
 
@@ -38,15 +40,11 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["resume"] is not None:
-            job = self._resume(options["resume"])
+            job = resume_from_command(options["resume"], SCORE_JOB, "scoring")
         else:
             job = self._start(options)
         self.stdout.write("")
-        if job.status != Job.Status.DONE:
-            raise CommandError(
-                f"job {job.pk} {job.status}: {'; '.join(job.errors[-3:]) or job.message}; "
-                f"continue it with --resume {job.pk}"
-            )
+        finished_from_command(job)
         self.stdout.write(self.style.SUCCESS(f"job {job.pk} done: {json.dumps(job.result)}"))
 
     def _start(self, options: dict[str, Any]) -> Job:
@@ -67,19 +65,6 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         self.stdout.write(f"job {job.pk}: scoring {campaign.name!r} as {job.params['evaluator']}")
         return jobs.run(job, on_progress=self._draw)
-
-    def _resume(self, job_id: int) -> Job:
-        stored = Job.objects.filter(pk=job_id, kind=SCORE_JOB).first()
-        if stored is None:
-            raise CommandError(f"there is no scoring job {job_id}")
-        jobs.reap_interrupted()
-        stored.refresh_from_db()
-        try:
-            resumed = jobs.resume(stored, background=False)
-        except jobs.JobError as error:
-            raise CommandError(str(error)) from None
-        assert isinstance(resumed, Job)
-        return resumed
 
     @staticmethod
     def _campaign(name_or_id: str) -> Campaign:

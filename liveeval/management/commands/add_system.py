@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.core.validators import validate_slug
 from django.db import transaction
 
-from evalsite.llm import LLMConfigError
+from evalsite.llm.errors import LLMConfigError
 from liveeval.models import DialogueSystem
 from liveeval.systems.http import HttpConfig, HttpConfigError
 from liveeval.systems.openai import AgentConfig

@@ -1,3 +1,10 @@
+"""Run simulated judges on a live campaign, then optionally send the dialogues to annotation.
+
+The simulation is liveeval's job (``liveeval.simulation``); the command lives in annotation
+because its last step, sending the ended dialogues on, is annotation's
+(``annotation.from_live``), and liveeval never depends on annotation.
+"""
+
 from __future__ import annotations
 
 import json
@@ -5,13 +12,15 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from annotation.from_live.transcripts import send_to_annotation
 from annotation.importers import ImportFailed
 from evalsite import jobs
-from evalsite.llm import LLMConfigError
+from evalsite.llm.errors import LLMConfigError
+from evalsite.llm.runs import finished_from_command, resume_from_command
 from evalsite.models import Job
 from liveeval.models import Campaign, ChatSession
-from liveeval.personas import PersonaError, parse_personas
-from liveeval.simulator import SIMULATE_JOB, create_simulation_job, send_to_annotation
+from liveeval.simulation.job import SIMULATE_JOB, create_simulation_job
+from liveeval.simulation.personas import PersonaError, parse_personas
 
 
 def _names(value: str | None) -> list[str]:
@@ -58,7 +67,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["resume"] is not None:
-            job = self._resume(options["resume"])
+            job = resume_from_command(options["resume"], SIMULATE_JOB, "simulation")
             campaign = Campaign.objects.get(pk=job.params["campaign"])
         else:
             if not options["campaign"]:
@@ -69,11 +78,7 @@ class Command(BaseCommand):
                 return
             job = self._start(campaign, options)
         self.stdout.write("")
-        if job.status != Job.Status.DONE:
-            raise CommandError(
-                f"job {job.pk} {job.status}: {'; '.join(job.errors[-3:]) or job.message}; "
-                f"continue it with --resume {job.pk}"
-            )
+        finished_from_command(job)
         self.stdout.write(self.style.SUCCESS(f"job {job.pk} done: {json.dumps(job.result)}"))
         if options["send_to_annotation"]:
             self._send(campaign, options)
@@ -108,19 +113,6 @@ class Command(BaseCommand):
             f"system(s) × {len(personas)} persona(s) in {campaign.name!r}"
         )
         return jobs.run(job, on_progress=self._draw)
-
-    def _resume(self, job_id: int) -> Job:
-        stored = Job.objects.filter(pk=job_id, kind=SIMULATE_JOB).first()
-        if stored is None:
-            raise CommandError(f"there is no simulation job {job_id}")
-        jobs.reap_interrupted()
-        stored.refresh_from_db()
-        try:
-            resumed = jobs.resume(stored, background=False)
-        except jobs.JobError as error:
-            raise CommandError(str(error)) from None
-        assert isinstance(resumed, Job)
-        return resumed
 
     def _send(self, campaign: Campaign, options: dict[str, Any]) -> None:
         kinds = [ChatSession.Kind.SIMULATED]
