@@ -22,7 +22,7 @@ from django.db.models import Avg
 from django.utils import timezone
 
 from annotation import concept
-from annotation.importers import MAX_PROBLEMS, ImportFailed, Problem
+from annotation.imports.problems import MAX_PROBLEMS, ImportFailed, Problem
 from annotation.models import Assignment, Campaign, Dimension, LLMScore, Response, Transcript
 from annotation.models import Catalog as StoredCatalog
 from annotation.models import CatalogItem as StoredEntry

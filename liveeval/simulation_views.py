@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.importers import ImportFailed
+from annotation.imports.problems import ImportFailed
 from annotation.llm_views import EndpointForm
 from annotation.models import Campaign as AnnotationCampaign
 from evalsite import jobs

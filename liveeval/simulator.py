@@ -32,7 +32,8 @@ from django.db import transaction
 from django.db.models import Prefetch
 from django.utils import timezone, translation
 
-from annotation.importers import ImportResult, import_rows
+from annotation.imports.result import ImportResult
+from annotation.imports.rows import import_rows
 from annotation.llm_evaluator import RAW_SHOWN, Usage, job_purpose
 from evalsite import jobs
 from evalsite.jobs import JobContext, JobError, job_kind
@@ -763,7 +764,7 @@ def send_to_annotation(
 ) -> ImportResult:
     """Import the campaign's ended dialogues into an annotation campaign (made if new).
 
-    Sending again updates the same transcripts. Raises ``annotation.importers.ImportFailed``
+    Sending again updates the same transcripts. Raises ``annotation.imports.problems.ImportFailed``
     when there is nothing to send.
     """
     return import_rows(

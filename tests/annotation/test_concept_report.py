@@ -42,7 +42,8 @@ from annotation.concept_report import (
     read_catalog_csv,
     store_catalog,
 )
-from annotation.importers import ImportFailed, import_transcripts
+from annotation.imports.formats import import_transcripts
+from annotation.imports.problems import ImportFailed
 from annotation.models import (
     Assignment,
     Campaign,

@@ -9,8 +9,11 @@ from typing import Any
 
 import pytest
 
-from annotation import importers
-from annotation.importers import ImportFailed, import_llm_scores, import_rows, import_transcripts
+from annotation.imports.formats import import_transcripts
+from annotation.imports.llm_scores import import_llm_scores
+from annotation.imports.problems import ImportFailed
+from annotation.imports.result import ImportResult
+from annotation.imports.rows import import_rows
 from annotation.models import Campaign, LLMScore, Transcript
 from tests.annotation.conftest import CONCEPT4CRS, dialogue, pairwise
 
@@ -312,7 +315,7 @@ def zipped(folder: Path, target: Path, prefix: str) -> Path:
 
 
 class TestConcept4crs:
-    def check_imported(self, result: importers.ImportResult) -> None:
+    def check_imported(self, result: ImportResult) -> None:
         assert (result.transcripts, result.created, result.ignored_files) == (3, 3, 1)
         plain = Transcript.objects.get(external_id="kbrd/redial_eval/101_2_profile0_attribute1")
         assert (plain.system, plain.dataset, plain.lang) == ("kbrd", "redial_eval", "en")

@@ -10,7 +10,7 @@ from annotation.concept_report import (
     served_datasets,
     store_catalog,
 )
-from annotation.importers import ImportFailed
+from annotation.imports.problems import ImportFailed
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.importers import ImportFailed
+from annotation.imports.problems import ImportFailed
 from evalsite import jobs
 from evalsite.llm import LLMConfigError
 from evalsite.models import Job
