@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from annotation.importers import import_rows
+from annotation.imports.rows import import_rows
 from annotation.models import Campaign
 from annotation.rubrics import default_rubric
 

@@ -9,7 +9,7 @@ from django import forms
 from django.forms import BoundField
 from django.utils.translation import gettext_lazy as _
 
-from annotation.importers import FORMATS
+from annotation.imports.formats import FORMATS
 from annotation.models import Assignment, Campaign, Dimension, Response
 from annotation.queue import MAX_TIME_ON_TASK_MS, Answer
 

@@ -12,7 +12,10 @@ from typing import Any
 from django.core.files.uploadedfile import UploadedFile
 from django.utils.text import get_valid_filename
 
-from annotation import importers
+from annotation.imports.formats import import_transcripts
+from annotation.imports.llm_scores import import_llm_scores
+from annotation.imports.problems import ImportFailed
+from annotation.imports.progress import Progress
 from evalsite import jobs
 from evalsite.jobs import JobContext, JobError, job_kind
 from evalsite.models import Job
@@ -38,7 +41,7 @@ def _discard_upload(path: str | None) -> None:
         shutil.rmtree(Path(path).parent, ignore_errors=True)
 
 
-def _fail(context: JobContext, failure: importers.ImportFailed) -> JobError:
+def _fail(context: JobContext, failure: ImportFailed) -> JobError:
     for problem in failure.problems[:PROBLEMS_SHOWN]:
         context.add_error(str(problem))
     if failure.total > PROBLEMS_SHOWN:
@@ -46,7 +49,7 @@ def _fail(context: JobContext, failure: importers.ImportFailed) -> JobError:
     return JobError(f"{failure.total} problem(s) found; nothing was imported.")
 
 
-def _progress(context: JobContext) -> importers.Progress:
+def _progress(context: JobContext) -> Progress:
     def report(done: int, total: int, message: str) -> None:
         context.progress(done, total, message)
 
@@ -58,14 +61,14 @@ def import_transcripts_job(context: JobContext) -> dict[str, Any]:
     """params: path, campaign, format, personas (optional), uploaded (delete the files after)."""
     params = context.params
     try:
-        result = importers.import_transcripts(
+        result = import_transcripts(
             params["path"],
             params["campaign"],
             format=params["format"],
             personas=params.get("personas"),
             progress=_progress(context),
         )
-    except importers.ImportFailed as failure:
+    except ImportFailed as failure:
         raise _fail(context, failure) from None
     finally:
         if params.get("uploaded"):
@@ -79,14 +82,14 @@ def import_llm_scores_job(context: JobContext) -> dict[str, Any]:
     """params: path, campaign, evaluator, format (optional), uploaded."""
     params = context.params
     try:
-        result = importers.import_llm_scores(
+        result = import_llm_scores(
             params["path"],
             params["campaign"],
             evaluator=params["evaluator"],
             format=params.get("format"),
             progress=_progress(context),
         )
-    except importers.ImportFailed as failure:
+    except ImportFailed as failure:
         raise _fail(context, failure) from None
     finally:
         if params.get("uploaded"):

@@ -22,7 +22,7 @@ from django_htmx.http import HttpResponseClientRedirect, push_url
 
 from annotation import progress, queue
 from annotation.forms import AnswerForm, ImportScoresForm, ImportTranscriptsForm
-from annotation.importers import guess_format
+from annotation.imports.formats import guess_format
 from annotation.jobs import store_upload
 from annotation.models import Assignment, Campaign, Dimension, Level, Transcript
 from evalsite import jobs

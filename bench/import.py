@@ -97,7 +97,7 @@ def main() -> None:
         # and quote every query, which is neither what production does nor what is measured.
         settings.DEBUG = False
 
-        from annotation.importers import import_transcripts
+        from annotation.imports.formats import import_transcripts
 
         call_command("migrate", verbosity=0)
         print(f"database: {database.url.split('://')[0]}; baseline RSS {peak_rss_mb():.0f} MB")

@@ -72,7 +72,7 @@ def main() -> None:
         from django.conf import settings
         from django.core.management import call_command
 
-        from annotation.importers import import_rows
+        from annotation.imports.rows import import_rows
         from annotation.llm_evaluator.job import create_scoring_job
         from annotation.models import Campaign, LLMScore
         from evalsite import jobs

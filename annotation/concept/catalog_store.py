@@ -12,7 +12,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.concept.catalogs import Catalog, CatalogContents, CatalogItem, CatalogProblems
+from annotation.concept.catalogs import Catalog, CatalogContents, CatalogItem
+from annotation.imports.problems import Problems
 from annotation.models import Catalog as StoredCatalog
 from annotation.models import CatalogItem as StoredEntry
 from annotation.models import Transcript
@@ -37,19 +38,19 @@ def store_catalog(name: str, datasets: Sequence[str], contents: CatalogContents)
 
     A dataset served by another catalog is refused: each transcript must have one catalog.
     """
-    problems = CatalogProblems()
+    problems = Problems()
     if not _SLUG.fullmatch(name) or len(name) > 100:
-        problems.add(name, "a catalog name is letters, digits, '-' and '_' (at most 100)")
+        problems.note(name, "a catalog name is letters, digits, '-' and '_' (at most 100)")
     if not datasets:
-        problems.add(name, "the catalog must serve at least one dataset")
+        problems.note(name, "the catalog must serve at least one dataset")
     for dataset in datasets:
         if len(dataset) > _DATASET_LENGTH:
-            problems.add(name, f"dataset {dataset!r} is longer than {_DATASET_LENGTH} characters")
+            problems.note(name, f"dataset {dataset!r} is longer than {_DATASET_LENGTH} characters")
     problems.raise_if_any()
     with transaction.atomic():
         for other in StoredCatalog.objects.exclude(name=name).select_for_update():
             for dataset in sorted(set(datasets) & set(other.datasets)):
-                problems.add(
+                problems.note(
                     name, f"dataset {dataset!r} is already served by catalog {other.name!r}"
                 )
         problems.raise_if_any()

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from annotation.concept.mentions import YEAR, ItemMention, split_year, title_key
-from annotation.importers import MAX_PROBLEMS, ImportFailed, Problem
+from annotation.imports.problems import ImportFailed, Problem, Problems
 from annotation.models import CatalogItem as StoredEntry
 
 YEAR_TOLERANCE = 1
@@ -152,24 +152,6 @@ class CatalogContents:
     other_entities: list[tuple[str, str]] = field(default_factory=list)
 
 
-class CatalogProblems:
-    """Collects the problems of a catalog, keeping the first ``MAX_PROBLEMS`` and counting
-    the rest."""
-
-    def __init__(self) -> None:
-        self.kept: list[Problem] = []
-        self.total = 0
-
-    def add(self, source: str, message: str, line: int | None = None) -> None:
-        self.total += 1
-        if len(self.kept) < MAX_PROBLEMS:
-            self.kept.append(Problem(source, message, line))
-
-    def raise_if_any(self) -> None:
-        if self.total:
-            raise ImportFailed(self.kept, self.total)
-
-
 def _csv_item(
     cells: Mapping[str | None, Any], seen: dict[str, int], line: int
 ) -> tuple[CatalogItem | None, list[str]]:
@@ -209,7 +191,7 @@ def read_catalog_csv(path: str | Path) -> CatalogContents:
     left out; attributes are separated by ``|``). Every bad line is reported, by line number
     and field, before anything is returned."""
     path = Path(path)
-    problems = CatalogProblems()
+    problems = Problems()
     items: list[CatalogItem] = []
     if not path.is_file():
         raise ImportFailed([Problem(str(path), "does not exist")])
@@ -224,10 +206,10 @@ def read_catalog_csv(path: str | Path) -> CatalogContents:
         reader.fieldnames = header
         for column in ("id", "name"):
             if column not in header:
-                problems.add(path.name, f"the column {column!r} is missing", 1)
+                problems.note(path.name, f"the column {column!r} is missing", 1)
         for column in header:
             if column not in CSV_COLUMNS:
-                problems.add(path.name, f"unknown column {column!r}", 1)
+                problems.note(path.name, f"unknown column {column!r}", 1)
         problems.raise_if_any()
         seen: dict[str, int] = {}
         last_line = reader.line_num
@@ -236,7 +218,7 @@ def read_catalog_csv(path: str | Path) -> CatalogContents:
             line, last_line = last_line + 1, reader.line_num
             item, errors = _csv_item(cells, seen, line)
             for error in errors:
-                problems.add(path.name, error, line)
+                problems.note(path.name, error, line)
             if item is not None:
                 items.append(item)
     problems.raise_if_any()
@@ -245,61 +227,63 @@ def read_catalog_csv(path: str | Path) -> CatalogContents:
     return CatalogContents(path.name, items)
 
 
-def _json_file(path: Path, problems: CatalogProblems) -> Any:
+def _json_file(path: Path, problems: Problems) -> Any:
     if not path.is_file():
-        problems.add(path.name, f"not found in {path.parent}")
+        problems.note(path.name, f"not found in {path.parent}")
         return None
     try:
         with path.open(encoding="utf-8") as handle:
             return json.load(handle)
     except json.JSONDecodeError as error:
-        problems.add(path.name, f"not valid JSON: {error.msg} (column {error.colno})", error.lineno)
+        problems.note(
+            path.name, f"not valid JSON: {error.msg} (column {error.colno})", error.lineno
+        )
     except UnicodeDecodeError:
-        problems.add(path.name, "is not UTF-8 text")
+        problems.note(path.name, "is not UTF-8 text")
     return None
 
 
-def _check_entity2id(data: Any, source: str, problems: CatalogProblems) -> dict[str, int]:
+def _check_entity2id(data: Any, source: str, problems: Problems) -> dict[str, int]:
     if not isinstance(data, dict):
-        problems.add(source, "must be an object mapping each entity name to its integer id")
+        problems.note(source, "must be an object mapping each entity name to its integer id")
         return {}
     owners: dict[int, str] = {}
     for name, entity_id in data.items():
         if not name.strip():
-            problems.add(source, "an entity name is empty")
+            problems.note(source, "an entity name is empty")
         elif len(name) > _NAME_LENGTH:
-            problems.add(source, f"entity {name[:40]!r}…: name is longer than {_NAME_LENGTH}")
+            problems.note(source, f"entity {name[:40]!r}…: name is longer than {_NAME_LENGTH}")
         if isinstance(entity_id, bool) or not isinstance(entity_id, int):
-            problems.add(source, f"entity {name!r}: id must be an integer, not {entity_id!r}")
+            problems.note(source, f"entity {name!r}: id must be an integer, not {entity_id!r}")
         elif entity_id in owners:
-            problems.add(source, f"entity {name!r}: id {entity_id} is also {owners[entity_id]!r}")
+            problems.note(source, f"entity {name!r}: id {entity_id} is also {owners[entity_id]!r}")
         else:
             owners[entity_id] = name
     return data
 
 
-def _check_id2info(data: Any, source: str, problems: CatalogProblems) -> dict[str, dict[str, Any]]:
+def _check_id2info(data: Any, source: str, problems: Problems) -> dict[str, dict[str, Any]]:
     if not isinstance(data, dict):
-        problems.add(source, "must be an object mapping each item key to its details")
+        problems.note(source, "must be an object mapping each item key to its details")
         return {}
     for key, info in data.items():
         where = f"entry {key!r}"
         if not isinstance(info, dict):
-            problems.add(source, f"{where} must be an object")
+            problems.note(source, f"{where} must be an object")
             continue
         name = info.get("name")
         if not isinstance(name, str) or not name.strip():
-            problems.add(source, f"{where}: name is required")
+            problems.note(source, f"{where}: name is required")
         elif len(name) > _NAME_LENGTH:
-            problems.add(source, f"{where}: name is longer than {_NAME_LENGTH} characters")
+            problems.note(source, f"{where}: name is longer than {_NAME_LENGTH} characters")
         genre = info.get("genre")
         if genre is not None and not (
             isinstance(genre, list) and all(isinstance(g, str) for g in genre)
         ):
-            problems.add(source, f"{where}: genre must be a list of strings")
+            problems.note(source, f"{where}: genre must be a list of strings")
         year = info.get("year")
         if year is not None and (isinstance(year, bool) or not isinstance(year, str | int)):
-            problems.add(source, f"{where}: year must be a string or a number")
+            problems.note(source, f"{where}: year must be a string or a number")
     return data
 
 
@@ -310,7 +294,7 @@ def read_concept4crs_catalog(folder: str | Path, dataset: str) -> CatalogContent
     folder = Path(folder)
     entity_path = folder / f"{dataset}_entity2id.json"
     info_path = folder / f"{dataset}_id2info.json"
-    problems = CatalogProblems()
+    problems = Problems()
     if not folder.is_dir():
         raise ImportFailed([Problem(str(folder), "is not a folder")])
     entity_data = _json_file(entity_path, problems)

@@ -25,6 +25,13 @@ SOURCE_TITLE_YEAR = "title_year"
 YEAR = r"(1[89]\d\d|20\d\d)"
 # A quoted title: straight double quotes, or curly ones; group 1 or 2 holds the title.
 QUOTED_TITLE = re.compile(r"\"([^\"\n]{1,120})\"|“([^“”\n]{1,120})”")
+
+
+def quoted_titles(text: str) -> list[str]:
+    """The quoted spans of ``text`` (straight or curly double quotes), in order."""
+    return [match[1] if match[1] is not None else match[2] for match in QUOTED_TITLE.finditer(text)]
+
+
 _NAME_YEAR = re.compile(r"^(?P<title>.*?)\s*\(" + YEAR + r"\)\s*$")
 _YEAR_IN_PARENS = re.compile(r"\(" + YEAR + r"\)")
 _YEAR_AFTER_QUOTE = re.compile(r"\s*\(" + YEAR + r"\)")

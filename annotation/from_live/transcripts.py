@@ -14,7 +14,8 @@ from typing import Any
 
 from django.db.models import Prefetch
 
-from annotation.importers import ImportResult, import_rows
+from annotation.imports.result import ImportResult
+from annotation.imports.rows import import_rows
 from liveeval.booking.goals import goal_met
 from liveeval.models import Campaign, ChatSession, Message
 
@@ -96,7 +97,7 @@ def send_to_annotation(
 ) -> ImportResult:
     """Import the campaign's ended dialogues into an annotation campaign (made if new).
 
-    Sending again updates the same transcripts. Raises ``annotation.importers.ImportFailed``
+    Sending again updates the same transcripts. Raises ``annotation.imports.problems.ImportFailed``
     when there is nothing to send.
     """
     return import_rows(

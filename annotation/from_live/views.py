@@ -10,7 +10,7 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.from_live.forms import SendForm
 from annotation.from_live.transcripts import send_to_annotation
-from annotation.importers import ImportFailed
+from annotation.imports.problems import ImportFailed
 from annotation.models import Campaign as AnnotationCampaign
 from evalsite.roles import coordinator_required
 from liveeval.models import Campaign

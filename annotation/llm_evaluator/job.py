@@ -29,6 +29,7 @@ from django.db import transaction
 from django.db.models import Count, Prefetch
 from django.utils import timezone
 
+from annotation.imports.writer import LLMScoreRow, upsert_llm_scores
 from annotation.llm_evaluator.prompt import (
     PROMPT_VERSION,
     applicable_dimensions,
@@ -78,21 +79,16 @@ def write_llm_scores(
     now: datetime,
 ) -> None:
     """Store one transcript's verdicts under ``evaluator``, replacing earlier ones."""
-    LLMScore.objects.bulk_create(
-        [
-            LLMScore(
-                transcript=transcript,
-                dimension=dimension,
-                evaluator=evaluator,
-                score=verdicts[dimension.key].score,
-                rationale=verdicts[dimension.key].rationale,
-                imported_at=now,
-            )
-            for dimension in dimensions
-        ],
-        update_conflicts=True,
-        unique_fields=["transcript", "dimension", "evaluator"],
-        update_fields=["score", "rationale", "imported_at"],
+    upsert_llm_scores(
+        LLMScoreRow(
+            transcript_id=transcript.pk,
+            dimension_id=dimension.pk,
+            evaluator=evaluator,
+            score=verdicts[dimension.key].score,
+            rationale=verdicts[dimension.key].rationale,
+            imported_at=now,
+        )
+        for dimension in dimensions
     )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Group, User
 
-from annotation.importers import import_rows
+from annotation.imports.rows import import_rows
 from annotation.models import Campaign, Rubric
 from annotation.rubrics import default_rubric
 

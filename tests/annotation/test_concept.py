@@ -22,7 +22,7 @@ from annotation.concept.catalogs import (
 from annotation.concept.measures import persona_coordination
 from annotation.concept.mentions import ItemMention, mentions_in_text, mentions_in_turn, title_key
 from annotation.concept.scorecard import scorecard
-from annotation.importers import ImportFailed
+from annotation.imports.problems import ImportFailed
 
 
 def user(text: str, **fields: Any) -> dict[str, Any]:

@@ -37,7 +37,8 @@ from annotation.concept.catalog_store import load_catalog, store_catalog
 from annotation.concept.catalogs import CatalogContents, read_catalog_csv
 from annotation.concept.scorecard import campaign_scorecard, gather_inputs
 from annotation.concept.sheet import concept_sheet
-from annotation.importers import ImportFailed, import_transcripts
+from annotation.imports.formats import import_transcripts
+from annotation.imports.problems import ImportFailed
 from annotation.models import (
     Assignment,
     Campaign,

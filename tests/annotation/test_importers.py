@@ -8,9 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
-from annotation import importers
-from annotation.importers import ImportFailed, import_llm_scores, import_rows, import_transcripts
+from annotation.imports.formats import import_transcripts
+from annotation.imports.llm_scores import import_llm_scores
+from annotation.imports.problems import ImportFailed
+from annotation.imports.result import ImportResult
+from annotation.imports.rows import import_rows
+from annotation.imports.writer import LLMScoreRow, upsert_llm_scores
 from annotation.models import Campaign, LLMScore, Transcript
 from tests.annotation.conftest import CONCEPT4CRS, dialogue, pairwise
 
@@ -312,7 +317,7 @@ def zipped(folder: Path, target: Path, prefix: str) -> Path:
 
 
 class TestConcept4crs:
-    def check_imported(self, result: importers.ImportResult) -> None:
+    def check_imported(self, result: ImportResult) -> None:
         assert (result.transcripts, result.created, result.ignored_files) == (3, 3, 1)
         plain = Transcript.objects.get(external_id="kbrd/redial_eval/101_2_profile0_attribute1")
         assert (plain.system, plain.dataset, plain.lang) == ("kbrd", "redial_eval", "en")
@@ -418,6 +423,24 @@ class TestImportRows:
         result = import_rows(campaign, [dialogue("s1", metadata={"alias": "System C"})])
         assert result.created == 1
         assert campaign.transcripts.get(external_id="s1").metadata == {"alias": "System C"}
+
+
+class TestUpsertLlmScores:
+    def test_it_stores_scores_and_replaces_an_evaluators_earlier_ones(
+        self, campaign: Campaign
+    ) -> None:
+        first = campaign.transcripts.get(external_id="t001")
+        manner = campaign.rubric.dimensions.get(key="manner")
+        now = timezone.now()
+
+        def row(score: float, rationale: str) -> LLMScoreRow:
+            return LLMScoreRow(first.pk, manner.pk, "gpt", score, rationale, now)
+
+        assert upsert_llm_scores([row(3, "fine")]) == 1
+        assert upsert_llm_scores([row(1, "worse")]) == 1
+        assert list(LLMScore.objects.values_list("evaluator", "score", "rationale")) == [
+            ("gpt", 1.0, "worse")
+        ]
 
 
 class TestLlmScores:

@@ -19,7 +19,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from annotation.importers import import_rows
+from annotation.imports.rows import import_rows
 from annotation.models import Assignment, Campaign, Transcript
 from annotation.rubrics import default_rubric
 from tests.annotation.conftest import dialogue, person

@@ -8,7 +8,8 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from annotation import queue
-from annotation.models import Campaign, Dimension, Level, Rubric, RubricFrozen
+from annotation.models import Campaign, Dimension, Level, Rubric
+from annotation.models.rubric import RubricFrozen
 from annotation.rubrics import DEFAULT_RUBRIC_PATH, RubricFileError, load_rubric
 from tests.annotation.conftest import person
 

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.concept.catalog_store import served_datasets, store_catalog
 from annotation.concept.catalogs import read_catalog_csv, read_concept4crs_catalog
-from annotation.importers import ImportFailed
+from annotation.imports.problems import ImportFailed
 
 
 class Command(BaseCommand):

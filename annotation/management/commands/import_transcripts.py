@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.importers import FORMATS, guess_format
+from annotation.imports.formats import FORMATS, guess_format
 from annotation.jobs import run_inline
 from evalsite.models import Job
 

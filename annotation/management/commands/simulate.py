@@ -13,7 +13,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.from_live.transcripts import send_to_annotation
-from annotation.importers import ImportFailed
+from annotation.imports.problems import ImportFailed
 from evalsite import jobs
 from evalsite.llm.errors import LLMConfigError
 from evalsite.llm.runs import finished_from_command, resume_from_command

@@ -1,0 +1,258 @@
+"""The Concept4CRS reader: CONCEPT's simulated dialogues, one JSON file each, in a folder or zip.
+
+Files sit in ``<system>/<dataset>/<dialog>_<turn>_profile<P>_attribute<A>.json``; other files
+are counted as ignored. Each becomes a dialogue transcript in the JSONL shape: ``assistant``
+turns become ``system`` turns, the user's ``[END]`` marks acceptance, and the accepted items
+are those the system named last (found in its text between quotes if it listed none).
+CONCEPT's ``personas.csv`` optionally gives each profile its emotion and age group.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import json
+import re
+import time
+import zipfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from annotation.concept.mentions import quoted_titles
+from annotation.imports.fields import (
+    check_boolean,
+    check_object,
+    check_string,
+    check_strings,
+    join_path,
+)
+from annotation.imports.problems import FieldError, ImportFailed, Problem, Problems
+from annotation.imports.progress import Progress, report_progress
+from annotation.imports.result import ImportResult
+from annotation.imports.writer import TranscriptBatchWriter, import_validated, resolve_campaign
+from evalsite.user_simulation import has_end_mark
+
+_CONCEPT_FILE = re.compile(
+    r"^(?P<dialog>\d+)_(?P<turn>\d+)_profile(?P<profile>\d+)_attribute(?P<attribute>\d+)\.json$"
+)
+_PERSONA_NAME = re.compile(r"^(?P<emotion>.+?)---Age group=(?P<age>.+)$")
+
+
+@dataclass(frozen=True)
+class Persona:
+    emotion: str
+    age_group: str
+
+
+def read_personas(path: str | Path) -> dict[int, Persona]:
+    """CONCEPT's ``personas.csv``: ``Emotion---Age group=X,id,template,paraphrase``, no header."""
+    path = Path(path)
+    personas: dict[int, Persona] = {}
+    problems = Problems()
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        for line_no, record in enumerate(csv.reader(handle), start=1):
+            if not any(cell.strip() for cell in record):
+                continue
+            if len(record) < 2:
+                problems.add(Problem(path.name, "needs the persona name and its id", line_no))
+                continue
+            match = _PERSONA_NAME.match(record[0].strip())
+            if match is None:
+                problems.add(
+                    Problem(
+                        path.name,
+                        "the first cell must read 'Emotion---Age group=Group'",
+                        line_no,
+                    )
+                )
+                continue
+            if not record[1].strip().isdigit():
+                problems.add(Problem(path.name, "the id (second cell) must be a number", line_no))
+                continue
+            personas[int(record[1])] = Persona(match["emotion"].strip(), match["age"].strip())
+    problems.raise_if_any()
+    return personas
+
+
+@dataclass(frozen=True)
+class _DialogueFile:
+    relative: str
+    read: Callable[[], bytes]
+
+
+def _nothing_to_close() -> None:
+    return None
+
+
+def _concept_files(source: Path) -> tuple[list[_DialogueFile], int, Callable[[], None]]:
+    """The dialogue files of a Concept4CRS directory or zip, the number ignored, and a closer."""
+    candidates: list[tuple[str, Callable[[], bytes]]] = []
+    closer: Callable[[], None] = _nothing_to_close
+    if source.is_dir():
+        for file in sorted(source.rglob("*.json")):
+            candidates.append((file.relative_to(source).as_posix(), file.read_bytes))
+    elif zipfile.is_zipfile(source):
+        archive = zipfile.ZipFile(source)
+        closer = archive.close
+        for name in sorted(archive.namelist()):
+            if name.endswith(".json") and not name.endswith("/"):
+                candidates.append((name, functools.partial(archive.read, name)))
+    else:
+        raise ImportFailed([Problem(source.name, "must be a directory or a .zip file")])
+    files = [
+        _DialogueFile(relative, read)
+        for relative, read in candidates
+        if _CONCEPT_FILE.match(PurePosixPath(relative).name)
+    ]
+    return files, len(candidates) - len(files), closer
+
+
+def _accepted_items(turns: list[dict[str, Any]], accepting: int) -> list[str]:
+    """What the user accepted: the items the system named last, found in its text if need be."""
+    for index in range(accepting - 1, -1, -1):
+        turn = turns[index]
+        if turn["role"] != "system":
+            continue
+        if turn.get("items"):
+            return list(turn["items"])
+        quoted = quoted_titles(turn["text"])
+        if quoted:
+            return list(dict.fromkeys(title.strip().rstrip(".,") for title in quoted))
+        break
+    return list(dict.fromkeys(quoted_titles(turns[accepting]["text"])))
+
+
+def concept_dialogue(
+    data: Any, relative: str, personas: Mapping[int, Persona] | None
+) -> dict[str, Any]:
+    """One Concept4CRS dialogue file as a transcript in the JSONL shape; raises `FieldError`."""
+    parts = PurePosixPath(relative).parts
+    if len(parts) < 3:
+        raise FieldError("", "must sit in <system>/<dataset>/ folders")
+    system, dataset, name = parts[-3], parts[-2], parts[-1]
+    match = _CONCEPT_FILE.match(name)
+    if match is None:
+        raise FieldError("", "is not named <dialog>_<turn>_profile<P>_attribute<A>.json")
+    simulated = check_object(check_object(data, "").get("simulator_dialog"), "simulator_dialog")
+    context = simulated.get("context")
+    if not isinstance(context, list) or not context:
+        raise FieldError("simulator_dialog.context", "must be a non-empty list of turns")
+    turns: list[dict[str, Any]] = []
+    for index, raw in enumerate(context):
+        path = f"simulator_dialog.context[{index}]"
+        entry = check_object(raw, path)
+        role = entry.get("role")
+        if role not in ("user", "assistant"):
+            raise FieldError(join_path(path, "role"), "must be 'user' or 'assistant'")
+        turn: dict[str, Any] = {
+            "role": "user" if role == "user" else "system",
+            "text": check_string(entry.get("content"), join_path(path, "content")),
+        }
+        if "entity" in entry:
+            turn["items"] = check_strings(entry["entity"], join_path(path, "entity"))
+        if role == "user":
+            if "feelings" in entry:
+                turn["feelings"] = check_string(entry["feelings"], join_path(path, "feelings"))
+        else:
+            turn["entity"] = turn.get("items", [])
+            for flag in ("rec_success_dialogue", "rec_success_rec"):
+                if flag in entry:
+                    turn[flag] = check_boolean(entry[flag], join_path(path, flag))
+            if "rec_items" in entry:
+                turn["rec_items"] = entry["rec_items"]
+        turns.append(turn)
+    accepting = next(
+        (
+            index
+            for index, turn in enumerate(turns)
+            if turn["role"] == "user" and has_end_mark(turn["text"])
+        ),
+        None,
+    )
+    profile_number = int(match["profile"])
+    persona: dict[str, str] = {}
+    profile = simulated.get("profile", "")
+    if isinstance(profile, list):
+        persona["text"] = " ".join(check_strings(profile, "simulator_dialog.profile"))
+    else:
+        persona["text"] = check_string(profile, "simulator_dialog.profile")
+    if personas is not None:
+        found = personas.get(profile_number + 1)
+        if found is None:
+            raise FieldError(
+                "", f"profile{profile_number} has no persona with id {profile_number + 1}"
+            )
+        persona.update(emotion=found.emotion, age_group=found.age_group)
+    return {
+        "id": f"{system}/{dataset}/{PurePosixPath(name).stem}",
+        "system": system,
+        "dataset": dataset,
+        "lang": "en",
+        "persona": persona,
+        "preferences": check_strings(simulated.get("attributes"), "simulator_dialog.attributes"),
+        "turns": turns,
+        "outcome": {
+            "accepted": accepting is not None,
+            "accepted_items": [] if accepting is None else _accepted_items(turns, accepting),
+            "turn": None if accepting is None else accepting + 1,
+        },
+        "metadata": {
+            "source": "concept4crs",
+            "file": relative,
+            "dialog_id": match["dialog"],
+            "turn_id": int(match["turn"]),
+            "profile": profile_number,
+            "attribute": int(match["attribute"]),
+            "seed_rec": data.get("rec", []),
+            "seed_resp": data.get("resp", ""),
+        },
+    }
+
+
+def import_concept4crs(
+    path: str | Path,
+    campaign: str,
+    *,
+    personas: str | Path | None = None,
+    progress: Progress | None = None,
+) -> ImportResult:
+    """A Concept4CRS directory or zip: ``<system>/<dataset>/<dialog>_<turn>_profile<P>_...``."""
+    source = Path(path)
+    persona_table = read_personas(personas) if personas is not None else None
+    _, rubric = resolve_campaign(campaign)
+    writer = TranscriptBatchWriter(rubric)
+    problems = Problems()
+    started = time.perf_counter()
+    files, ignored, close_source = _concept_files(source)
+    try:
+        if not files:
+            raise ImportFailed(
+                [
+                    Problem(
+                        source.name,
+                        "holds no Concept4CRS dialogue files "
+                        "(<system>/<dataset>/<dialog>_<turn>_profile<P>_attribute<A>.json)",
+                    )
+                ]
+            )
+        for number, dialogue in enumerate(files, start=1):
+            report_progress(progress, number, 2 * len(files), f"Checking {dialogue.relative}")
+            try:
+                data = json.loads(dialogue.read().decode("utf-8-sig"))
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                problems.add(Problem(dialogue.relative, f"not valid JSON ({exc})"))
+                continue
+            try:
+                writer.add(
+                    concept_dialogue(data, dialogue.relative, persona_table), dialogue.relative
+                )
+            except FieldError as exc:
+                problems.add(Problem(dialogue.relative, str(exc)))
+    finally:
+        close_source()
+    result = ImportResult(ignored_files=ignored)
+    return import_validated(
+        campaign, rubric, writer, problems, result, progress, len(files), started
+    )

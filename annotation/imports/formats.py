@@ -1,0 +1,52 @@
+"""The formats an import reads, and the entry point that picks the reader for a file.
+
+Transcripts come as JSONL, CSV or a Concept4CRS folder or zip (`FORMATS`); LLM scores as
+JSONL or CSV (`SCORE_FORMATS`). `guess_format` names the format from the path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from annotation.imports.concept4crs import import_concept4crs
+from annotation.imports.csv_rows import import_csv
+from annotation.imports.jsonl import import_jsonl
+from annotation.imports.problems import ImportFailed, Problem
+from annotation.imports.progress import Progress
+from annotation.imports.result import ImportResult
+
+FORMATS = ("jsonl", "csv", "concept4crs")
+SCORE_FORMATS = ("jsonl", "csv")
+
+
+def import_transcripts(
+    path: str | Path,
+    campaign: str,
+    *,
+    format: str,
+    personas: str | Path | None = None,
+    progress: Progress | None = None,
+) -> ImportResult:
+    """Import a transcript file in ``format`` into the campaign named ``campaign``.
+
+    The campaign is created with the default rubric when it does not exist yet (in the same
+    transaction as the transcripts, so a failed import leaves no empty campaign behind).
+    """
+    if format not in FORMATS:
+        raise ImportFailed([Problem(str(path), f"unknown format {format!r}")])
+    if not Path(path).exists():
+        raise ImportFailed([Problem(str(path), "does not exist")])
+    if personas is not None and format != "concept4crs":
+        raise ImportFailed([Problem(str(personas), "personas apply to concept4crs imports only")])
+    if format == "jsonl":
+        return import_jsonl(path, campaign, progress=progress)
+    if format == "csv":
+        return import_csv(path, campaign, progress=progress)
+    return import_concept4crs(path, campaign, personas=personas, progress=progress)
+
+
+def guess_format(path: str | Path) -> str | None:
+    path = Path(path)
+    if path.is_dir() or path.suffix.lower() == ".zip":
+        return "concept4crs"
+    return {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}.get(path.suffix.lower())

@@ -1,0 +1,48 @@
+"""The JSONL transcript reader: one transcript per line, in the shape of ``docs/import-formats.md``.
+
+Blank lines are allowed; a line that is not JSON, or not a valid transcript, is a problem
+named by its line number.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from annotation.imports.problems import FieldError, Problem, Problems
+from annotation.imports.progress import Progress, count_lines, report_progress
+from annotation.imports.result import ImportResult
+from annotation.imports.writer import TranscriptBatchWriter, import_validated, resolve_campaign
+
+
+def import_jsonl(
+    path: str | Path, campaign: str, *, progress: Progress | None = None
+) -> ImportResult:
+    """One transcript per line; blank lines are allowed."""
+    path = Path(path)
+    _, rubric = resolve_campaign(campaign)
+    writer = TranscriptBatchWriter(rubric)
+    problems = Problems()
+    started = time.perf_counter()
+    estimate = count_lines(path)
+    line_no = 0
+    with path.open(encoding="utf-8-sig") as handle:
+        for line_no, line in enumerate(handle, start=1):
+            report_progress(progress, line_no, 2 * estimate, f"Checking line {line_no}")
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line.rstrip("\r\n"))
+            except json.JSONDecodeError as exc:
+                problems.add(
+                    Problem(path.name, f"not valid JSON ({exc.msg}, column {exc.colno})", line_no)
+                )
+                continue
+            try:
+                writer.add(value, f"line {line_no}")
+            except FieldError as exc:
+                problems.add(Problem(path.name, str(exc), line_no))
+    return import_validated(
+        campaign, rubric, writer, problems, ImportResult(), progress, line_no, started
+    )

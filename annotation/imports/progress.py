@@ -1,0 +1,28 @@
+"""Progress reports of a running import: a callback, called every `PROGRESS_EVERY` units.
+
+Readers estimate their work from the input's line count before reading it, and count twice
+that (checking, then writing), so the bar moves evenly through both phases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+# (done, total, message)
+Progress = Callable[[int, int, str], None]
+
+PROGRESS_EVERY = 500
+
+
+def count_lines(path: Path) -> int:
+    count = 0
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            count += chunk.count(b"\n")
+    return count + 1
+
+
+def report_progress(progress: Progress | None, done: int, estimate: int, message: str) -> None:
+    if progress is not None and done % PROGRESS_EVERY == 0:
+        progress(done, max(estimate, done + 1), message)

@@ -1,0 +1,30 @@
+"""What an import did: how many transcripts and scores it wrote, and how long it held the lock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class ImportResult:
+    transcripts: int = 0
+    created: int = 0
+    updated: int = 0
+    llm_scores: int = 0
+    ignored_files: int = 0
+    validate_seconds: float = 0.0
+    lock_seconds: float = 0.0
+    campaign_created: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "transcripts": self.transcripts,
+            "created": self.created,
+            "updated": self.updated,
+            "llm_scores": self.llm_scores,
+            "ignored_files": self.ignored_files,
+            "validate_seconds": round(self.validate_seconds, 3),
+            "lock_seconds": round(self.lock_seconds, 3),
+            "campaign_created": self.campaign_created,
+        }
