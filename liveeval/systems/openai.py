@@ -28,6 +28,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.utils.translation import gettext_lazy as _
 
+from evalsite.language import is_chinese
 from evalsite.llm import LLMClient, LLMConfig, LLMConfigError, LLMError, Message
 from liveeval import api
 from liveeval.booking.cities import CITIES
@@ -174,7 +175,7 @@ class AgentConfig:
 def situation(context: SystemContext) -> str:
     """What the model must know about this conversation, after any system prompt."""
     cities = ", ".join(f"{city.name} ({city.name_en})" for city in CITIES)
-    language = "Chinese" if context.lang.startswith("zh") else "English"
+    language = "Chinese" if is_chinese(context.lang) else "English"
     return (
         f"Today is {context.today.isoformat()} ({context.today.strftime('%A')}). "
         f"The conversation started in {language}. The cities of the booking world: {cities}."

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from liveeval.booking.generator import build_world, delete_world, world_dates
 from liveeval.booking.goals import (
     check_goal_satisfiable,
     goal_met,
@@ -24,6 +23,8 @@ from liveeval.booking.goals import (
     validate_goal,
 )
 from liveeval.booking.offers import Fare, FlightOffer, HotelOffer, TrainOffer
+from liveeval.booking.store import build_world, delete_world
+from liveeval.booking.timetable import world_dates
 from liveeval.booking.world import book
 from liveeval.models import ChatSession, DialogueSystem
 
