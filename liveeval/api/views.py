@@ -81,27 +81,36 @@ def endpoint(
         @never_cache
         @wraps(action)
         def view(request: HttpRequest) -> JsonResponse:
-            if request.method != method:
-                response = error_response(
-                    ApiError("method_not_allowed", f"use {method} for this endpoint")
-                )
-                response["Allow"] = method
-                return response
-            try:
-                world = authenticate(request)
-                result = action(Call(world, parameters(request)))
-            except ApiError as error:
-                return error_response(error)
-            except Exception:
-                logger.exception("booking API: %s %s failed", request.method, request.path)
-                return error_response(
-                    ApiError("internal_error", "the booking API failed; the error is logged")
-                )
-            return JsonResponse(result, status=status, json_dumps_params={"ensure_ascii": False})
+            return answer(request, action, method=method, status=status)
 
         return view
 
     return decorate
+
+
+def answer(
+    request: HttpRequest,
+    action: Callable[[Call], dict[str, object]],
+    *,
+    method: str,
+    status: int,
+) -> JsonResponse:
+    """Run one endpoint's action for an authenticated request, or say why it cannot run."""
+    if request.method != method:
+        response = error_response(ApiError("method_not_allowed", f"use {method} for this endpoint"))
+        response["Allow"] = method
+        return response
+    try:
+        world = authenticate(request)
+        result = action(Call(world, parameters(request)))
+    except ApiError as error:
+        return error_response(error)
+    except Exception:
+        logger.exception("booking API: %s %s failed", request.method, request.path)
+        return error_response(
+            ApiError("internal_error", "the booking API failed; the error is logged")
+        )
+    return JsonResponse(result, status=status, json_dumps_params={"ensure_ascii": False})
 
 
 @endpoint("GET")

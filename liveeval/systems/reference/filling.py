@@ -7,17 +7,14 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from liveeval.booking.offers import (
-    World,
-)
+from liveeval.booking.offers import World
+from liveeval.systems.reference import wording
 from liveeval.systems.reference.state import (
     Dialogue,
     Intent,
     effective_slots,
 )
-from liveeval.systems.reference.wording import (
-    date_text,
-)
+from liveeval.systems.reference.wording import Phrase, date_text
 from liveeval.systems.understanding.reading import Reading, Slots, read
 from liveeval.systems.understanding.scanner import Hit
 from liveeval.systems.understanding.times import ANY_TIME
@@ -34,14 +31,16 @@ class SlotFilling:
         self.d = dialogue
         self.r = reading
         self.lang = lang
-        self.zh = lang == "zh"
         self.parts: list[str] = []
         self.changed: list[Intent] = []
         self.created: list[Intent] = []
 
-    def say(self, zh: str, en: str) -> None:
-        joined = en if not self.parts or en.startswith("\n") else " " + en
-        self.parts.append(zh if self.zh else joined)
+    def say(self, phrase: Phrase, **values: object) -> None:
+        """Add a phrase to the reply, in the conversation's language."""
+        text = phrase.text(self.lang, **values)
+        if self.parts and not text.startswith("\n"):
+            text = wording.SENTENCE_GAP.text(self.lang) + text
+        self.parts.append(text)
 
     # -- intents and slots
 
@@ -145,10 +144,7 @@ class SlotFilling:
 
     def _valid_day(self, day: dt.date) -> bool:
         if day < self.world.today:
-            self.say(
-                f"{date_text(day.isoformat(), 'zh')}已经过去了，无法预订。",
-                f"{date_text(day.isoformat(), 'en')} is in the past and cannot be booked.",
-            )
+            self.say(wording.DAY_PASSED, day=date_text(day.isoformat(), self.lang))
             return False
         return True
 
@@ -184,9 +180,7 @@ class SlotFilling:
             s[key] = city
             pending = None
         if s.get("from_city") and s.get("from_city") == s.get("to_city"):
-            self.say(
-                "出发城市和到达城市不能相同。", "The departure and arrival cities must differ."
-            )
+            self.say(wording.SAME_CITIES)
             for key, old in zip(("from_city", "to_city"), previous, strict=True):
                 if old is None:
                     s.pop(key, None)
@@ -226,7 +220,7 @@ class SlotFilling:
             elif (slots.check_out - dt.date.fromisoformat(check_in)).days > 0:
                 s["nights"] = (slots.check_out - dt.date.fromisoformat(check_in)).days
             else:
-                self.say("退房日期要晚于入住日期。", "Check-out must be after check-in.")
+                self.say(wording.CHECK_OUT_TOO_EARLY)
         if slots.nights:
             s["nights"] = slots.nights
         if slots.min_stars:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from liveeval.booking.offers import (
@@ -24,6 +24,7 @@ from liveeval.booking.offers import (
     Domain,
     World,
 )
+from liveeval.systems.reference import wording
 from liveeval.systems.reference.filling import SlotFilling
 from liveeval.systems.reference.search import minutes_of, search
 from liveeval.systems.reference.state import (
@@ -32,24 +33,18 @@ from liveeval.systems.reference.state import (
     Option,
     PolicyTurn,
     effective_slots,
-    spans_of,
 )
 from liveeval.systems.reference.wording import (
-    CAPABILITIES_EN,
-    CAPABILITIES_ZH,
-    DOMAIN_EN,
-    DOMAIN_ZH,
-    QUESTIONS_EN,
-    QUESTIONS_ZH,
-    UNSUPPORTED_EN,
-    UNSUPPORTED_ZH,
-    class_text,
+    DOMAIN,
+    QUESTIONS,
+    cities_text,
+    domains_text,
     option_text,
+    places_text,
+    relaxed_text,
     request_text,
     short_text,
-    spans_text,
 )
-from liveeval.systems.understanding.cities import CITY_EN
 from liveeval.systems.understanding.language import detect_lang
 from liveeval.systems.understanding.reading import read
 from liveeval.systems.understanding.times import ANY_TIME
@@ -89,16 +84,15 @@ class _Turn(SlotFilling):
 
     def run(self) -> None:
         if self.d.ended:
-            self.say("本次对话已经结束，感谢使用。", "This conversation has ended. Thank you.")
+            self.say(wording.ENDED)
             return
         if self._ends() or self._cancels() or self._declines() or self._guides():
             return
         if self.r.unknown_places and not any(hit.kind.endswith("city") for hit in self.r.hits):
-            places = "、".join(self.r.unknown_places)
             self.say(
-                f"抱歉，{places}不在可预订的城市范围内。可预订的城市有：{'、'.join(CITY_EN)}。",
-                f"Sorry, {', '.join(self.r.unknown_places).title()} is not covered. I can book "
-                f"for {', '.join(CITY_EN.values())}.",
+                wording.NOT_COVERED,
+                places=places_text(self.r.unknown_places, self.lang),
+                cities=cities_text(self.lang),
             )
         self._open_intents()
         self._route()
@@ -116,9 +110,7 @@ class _Turn(SlotFilling):
             return False
         d.ended = True
         d.pending = None
-        self.say(
-            "好的，感谢您的使用，祝您旅途愉快，再见！", "You're welcome. Have a good trip, goodbye!"
-        )
+        self.say(wording.GOODBYE)
         return True
 
     def _cancels(self) -> bool:
@@ -135,25 +127,16 @@ class _Turn(SlotFilling):
             try:
                 self.world.cancel(reference)
             except BookingError as error:
-                self.say(
-                    f"抱歉，订单{reference}取消失败：{error.message}。",
-                    f"Sorry, booking {reference} could not be cancelled: {error.message}.",
-                )
+                self.say(wording.CANCEL_FAILED, reference=reference, reason=error.message)
                 return True
             target.status = "cancelled"
-            self.say(
-                f"已为您取消订单{reference}（{option_text(target.booking['option'], 'zh')}）。",
-                f"Booking {reference} ({option_text(target.booking['option'], 'en')}) "
-                "is cancelled.",
-            )
+            option = option_text(target.booking["option"], self.lang)
+            self.say(wording.CANCELLED, reference=reference, option=option)
         elif current is not None:
             self._drop(current)
-            self.say(
-                f"好的，已取消本次{DOMAIN_ZH[current.domain]}预订。",
-                f"OK, I've dropped the {DOMAIN_EN[current.domain]} request.",
-            )
+            self.say(wording.REQUEST_DROPPED, domain=DOMAIN[current.domain].text(self.lang))
         else:
-            self.say("您目前没有可以取消的预订。", "You have no booking to cancel.")
+            self.say(wording.NOTHING_TO_CANCEL)
         self._advance(intro=False)
         return True
 
@@ -162,10 +145,7 @@ class _Turn(SlotFilling):
         if current is None or not self.r.decline or self.r.has_content():
             return False
         self._drop(current)
-        self.say(
-            f"好的，不订{DOMAIN_ZH[current.domain]}了。",
-            f"OK, I won't book the {DOMAIN_EN[current.domain]}.",
-        )
+        self.say(wording.DECLINED, domain=DOMAIN[current.domain].text(self.lang))
         self._advance(intro=False)
         return True
 
@@ -174,25 +154,20 @@ class _Turn(SlotFilling):
         r = self.r
         if r.unsupported and not r.mentions:
             if r.unsupported == "change":
-                self.say(
-                    "如需改签，请先说“取消”取消原订单，再告诉我新的行程。",
-                    "To change a booking, say 'cancel' and then tell me the new trip.",
-                )
+                self.say(wording.HOW_TO_CHANGE)
             else:
                 self.say(
-                    f"抱歉，暂不支持{UNSUPPORTED_ZH[r.unsupported]}。{CAPABILITIES_ZH}",
-                    f"Sorry, I can't help with {UNSUPPORTED_EN[r.unsupported]}. {CAPABILITIES_EN}",
+                    wording.UNSUPPORTED_REQUEST,
+                    what=wording.UNSUPPORTED[r.unsupported].text(self.lang),
+                    capabilities=wording.CAPABILITIES.text(self.lang),
                 )
         elif r.off_topic and not r.mentions and all(hit.kind in WHERE_AND_WHEN for hit in r.hits):
-            self.say(
-                f"抱歉，这个我帮不上忙。{CAPABILITIES_ZH}",
-                f"Sorry, I can't help with that. {CAPABILITIES_EN}",
-            )
+            self.say(wording.OFF_TOPIC, capabilities=wording.CAPABILITIES.text(self.lang))
         elif (r.help or r.greeting) and not r.has_content():
             if r.greeting:
-                self.say("您好！", "Hello!")
+                self.say(wording.HELLO)
             if r.help or not self.d.intents:
-                self.say(CAPABILITIES_ZH, CAPABILITIES_EN)
+                self.say(wording.CAPABILITIES)
         else:
             return False
         self._reask()
@@ -221,7 +196,7 @@ class _Turn(SlotFilling):
         missing = self._missing(current)
         if missing is not None:
             if not (changed or self.created or r.confirm or r.thanks or self.parts):
-                self.say("抱歉，我没有听明白。", "Sorry, I didn't catch that.")
+                self.say(wording.NOT_UNDERSTOOD)
             self._ask(current, missing, recap=changed or bool(self.created))
             return
         if d.pending == "more" and not (changed or self.created):
@@ -248,26 +223,22 @@ class _Turn(SlotFilling):
             if cheapest["price"] < proposed["price"]:
                 self._propose(current)
             else:
-                self.say("这已经是最便宜的选择了。", "That is already the cheapest option.")
+                self.say(wording.ALREADY_CHEAPEST)
                 self._ask_confirm(current)
         elif r.deny:
             current.skip.append(current.options[current.proposed]["id"])
             self._propose(current)
         elif r.ordinal is not None:
             count = len(current.options)
-            self.say(
-                f"目前只有{count}个选择，请说“第一个”到“第{count}个”。",
-                f"There {'is' if count == 1 else 'are'} only {count} "
-                f"option{'' if count == 1 else 's'} on the list.",
-            )
+            be, s = ("is", "") if count == 1 else ("are", "s")
+            self.say(wording.ONLY_SO_MANY, count=count, be=be, s=s)
             self._ask_confirm(current)
         else:
             if self.created:
-                later = "、".join(DOMAIN_ZH[i.domain] for i in self.created)
-                later_en = " and ".join(DOMAIN_EN[i.domain] for i in self.created)
-                self.say(f"好的，稍后为您预订{later}。", f"OK, I'll book the {later_en} next.")
+                later = domains_text([intent.domain for intent in self.created], self.lang)
+                self.say(wording.BOOK_LATER, domains=later)
             elif not self.parts:
-                self.say("抱歉，我没有听明白。", "Sorry, I didn't catch that.")
+                self.say(wording.NOT_UNDERSTOOD)
             self._ask_confirm(current)
 
     def _picked(self, current: Intent) -> int | None:
@@ -313,18 +284,14 @@ class _Turn(SlotFilling):
         except BookingError as error:
             current.skip.append(option["id"])
             self.say(
-                f"抱歉，{short_text(option, 'zh')}预订失败：{error.message}。",
-                f"Sorry, {short_text(option, 'en')} could not be booked: {error.message}.",
+                wording.BOOKING_FAILED, option=short_text(option, self.lang), reason=error.message
             )
             self._propose(current)
             return
         current.status = "booked"
         current.booking = {"reference": receipt.reference, "option": option}
         current.options = []
-        self.say(
-            f"已为您预订：{option_text(option, 'zh')}，订单号：{receipt.reference}。",
-            f"Booked: {option_text(option, 'en')}. Your booking reference is {receipt.reference}.",
-        )
+        self.say(wording.BOOKED, option=option_text(option, self.lang), reference=receipt.reference)
         if current.replaces is not None:
             self._cancel_replaced(current.replaces["reference"])
             current.replaces = None
@@ -334,25 +301,19 @@ class _Turn(SlotFilling):
         try:
             self.world.cancel(reference)
         except BookingError as error:
-            self.say(
-                f"原订单{reference}取消失败：{error.message}。",
-                f"The earlier booking {reference} could not be cancelled: {error.message}.",
-            )
+            self.say(wording.REPLACED_CANCEL_FAILED, reference=reference, reason=error.message)
             return
-        self.say(f"原订单{reference}已取消。", f"The earlier booking {reference} is cancelled.")
+        self.say(wording.REPLACED_CANCELLED, reference=reference)
 
     def _advance(self, *, intro: bool) -> None:
         following = self.d.current()
         if following is None:
             self.d.pending = "more"
             self.d.asked = None
-            self.say(QUESTIONS_ZH["more"], QUESTIONS_EN["more"])
+            self.say(QUESTIONS["more"])
             return
         if intro:
-            self.say(
-                f"接下来为您预订{DOMAIN_ZH[following.domain]}。",
-                f"Next, the {DOMAIN_EN[following.domain]}.",
-            )
+            self.say(wording.NEXT, domain=DOMAIN[following.domain].text(self.lang))
         missing = self._missing(following)
         if missing is None:
             self._propose(following)
@@ -364,25 +325,19 @@ class _Turn(SlotFilling):
         self.d.asked = self.d.intents.index(intent)
         known = effective_slots(self.d, intent)
         if recap and any(key in known for key in (*TRIP_REQUIRED, *HOTEL_REQUIRED)):
-            self.say(
-                f"好的，{request_text(intent, known, 'zh')}。",
-                f"OK, {request_text(intent, known, 'en')}.",
-            )
-        self.say(QUESTIONS_ZH[slot], QUESTIONS_EN[slot])
+            self.say(wording.RECAP, request=request_text(intent, known, self.lang))
+        self.say(QUESTIONS[slot])
 
     def _ask_confirm(self, current: Intent) -> None:
         option = current.options[current.proposed]
-        self.say(
-            f"请问要预订{short_text(option, 'zh')}吗？",
-            f"Shall I book {short_text(option, 'en')}?",
-        )
+        self.say(wording.SHALL_I_BOOK, option=short_text(option, self.lang))
 
     def _reask(self) -> None:
         current = self.d.current()
         if current is None:
             if self.d.intents:
                 self.d.pending = "more"
-                self.say(QUESTIONS_ZH["more"], QUESTIONS_EN["more"])
+                self.say(QUESTIONS["more"])
             return
         if self._pending_for(current) == "confirm" and current.options:
             self._ask_confirm(current)
@@ -397,62 +352,29 @@ class _Turn(SlotFilling):
         d, r = self.d, self.r
         if d.draft and not d.intents:
             d.pending = "domain"
-            self.say(QUESTIONS_ZH["domain"], QUESTIONS_EN["domain"])
+            self.say(QUESTIONS["domain"])
             return
         if not d.intents and re.search(BOOKING_WORDS, r.text):
             d.pending = "domain"
-            self.say(QUESTIONS_ZH["domain"], QUESTIONS_EN["domain"])
+            self.say(QUESTIONS["domain"])
             return
         if not d.intents:
             if not self.parts:
-                self.say(f"您好！{CAPABILITIES_ZH}", f"Hello! {CAPABILITIES_EN}")
-            self.say("请问有什么可以帮您？", "What can I do for you?")
+                capabilities = wording.CAPABILITIES.text(self.lang)
+                self.say(wording.HELLO_AND_CAPABILITIES, capabilities=capabilities)
+            self.say(wording.WHAT_CAN_I_DO)
             return
         booked = d.last_booked()
         if r.confirm and booked is not None and booked.booking is not None:
             reference = booked.booking["reference"]
-            self.say(
-                f"已经为您预订好了（订单号：{reference}），不会重复预订。",
-                f"That is already booked (reference {reference}); I won't book it twice.",
-            )
+            self.say(wording.ALREADY_BOOKED, reference=reference)
         elif not self.parts:
-            self.say("抱歉，我没有听明白。", "Sorry, I didn't catch that.")
+            self.say(wording.NOT_UNDERSTOOD)
         d.pending = "more"
         d.asked = None
-        self.say(QUESTIONS_ZH["more"], QUESTIONS_EN["more"])
+        self.say(QUESTIONS["more"])
 
     # -- proposing
-
-    def _relaxed_text(self, intent: Intent, slots: dict[str, Any], names: Sequence[str]) -> str:
-        zh, en = [], []
-        for name in names:
-            if name == "time":
-                spans = spans_of(slots["time"])
-                zh.append(f"{spans_text(spans, 'zh')}出发")
-                en.append(f"leaving {spans_text(spans, 'en')}")
-            elif name == "price":
-                per_night = intent.domain == "hotel"
-                zh.append(f"{'每晚' if per_night else ''}{slots['max_price']}元以内")
-                en.append(f"at or under {slots['max_price']} yuan{' a night' if per_night else ''}")
-            elif name == "class":
-                wanted = slots["cabin" if intent.domain == "flight" else "seat"]
-                zh.append(class_text(intent.domain, wanted, "zh"))
-                en.append(f"in {class_text(intent.domain, wanted, 'en')}")
-            elif name == "type":
-                zh.append(f"{slots['train_type']}字头")
-                en.append(f"on {slots['train_type']} trains")
-            elif name == "stars":
-                zh.append(f"{slots['min_stars']}星及以上")
-                en.append(f"with {slots['min_stars']} stars or more")
-            elif name == "room":
-                zh.append(class_text("hotel", slots["room_type"], "zh"))
-                en.append(f"with a {class_text('hotel', slots['room_type'], 'en')}")
-        noun_zh = {"flight": "航班", "train": "车次", "hotel": "酒店"}[intent.domain]
-        return (
-            f"，没有{'、'.join(zh)}的{noun_zh}。"
-            if self.zh
-            else f" There is no {intent.domain} {' and '.join(en)}."
-        )
 
     def _propose(self, intent: Intent) -> None:
         missing = self._missing(intent)
@@ -470,58 +392,37 @@ class _Turn(SlotFilling):
         intent.proposed = found.proposed
         self.d.pending = "confirm"
         self.d.asked = index
-        request_zh = request_text(intent, slots, "zh")
-        request_en = request_text(intent, slots, "en")
-        relaxed = self._relaxed_text(intent, slots, found.relaxed) if found.relaxed else ""
+        lang = self.lang
+        relaxed = relaxed_text(intent.domain, slots, found.relaxed, lang) if found.relaxed else ""
         several = len(found.options) > 1
         if found.relaxed:
-            lead_zh = "最接近的选择：" if several else "最接近的是："
-            lead_en = "The closest options are:" if several else "The closest is:"
+            lead = wording.CLOSEST_SEVERAL if several else wording.CLOSEST_ONE
         else:
-            lead_zh = "，有以下选择：" if several else "，为您找到："
-            lead_en = "Here is what I found:"
-        self.say(
-            f"帮您查询了{request_zh}{relaxed}{lead_zh}",
-            f"I looked up {request_en}.{relaxed} {lead_en}",
-        )
+            lead = wording.FOUND_SEVERAL if several else wording.FOUND_ONE
+        request = request_text(intent, slots, lang)
+        self.say(wording.LOOKED_UP, request=request, relaxed=relaxed, lead=lead.text(lang))
         recommended = found.options[found.proposed]
         if several:
-            lines_zh = "".join(
-                f"\n{n}. {option_text(option, 'zh')}" for n, option in enumerate(found.options, 1)
-            )
-            lines_en = "".join(
-                f"\n{n}. {option_text(option, 'en')}" for n, option in enumerate(found.options, 1)
+            lines = "".join(
+                wording.OPTION_LINE.text(lang, n=n, option=option_text(option, lang))
+                for n, option in enumerate(found.options, 1)
             )
             self.say(
-                f"{lines_zh}\n推荐第{found.proposed + 1}个（{short_text(recommended, 'zh')}），"
-                "要预订吗？也可以说“第二个”或“最便宜的”。",
-                f"{lines_en}\nI recommend option {found.proposed + 1} "
-                f"({short_text(recommended, 'en')}). Shall I book it? You can also say "
-                '"the second one" or "the cheapest".',
+                wording.RECOMMENDATION,
+                lines=lines,
+                n=found.proposed + 1,
+                option=short_text(recommended, lang),
             )
         else:
-            self.say(
-                f"{option_text(recommended, 'zh')}。要预订吗？",
-                f"{option_text(recommended, 'en')}. Shall I book it?",
-            )
+            self.say(wording.ONLY_OPTION, option=option_text(recommended, lang))
 
     def _nothing_found(self, intent: Intent, slots: dict[str, Any]) -> None:
         retried = bool(intent.skip)
         intent.options = []
         intent.skip = []
-        request_zh = request_text(intent, slots, "zh")
-        request_en = request_text(intent, slots, "en")
-        if retried:
-            self.say(
-                f"抱歉，{request_zh}没有其他可预订的选择了。",
-                f"Sorry, there are no other {request_en} available.",
-            )
-        else:
-            self.say(
-                f"抱歉，{request_zh}没有可预订的选择（可查询的日期约为一个月内）。",
-                f"Sorry, there are no {request_en} available (dates within about a month).",
-            )
+        request = request_text(intent, slots, self.lang)
+        self.say(wording.NO_OTHER_OPTIONS if retried else wording.NO_OPTIONS, request=request)
         day_slot = "check_in" if intent.domain == "hotel" else "date"
         intent.slots.pop(day_slot, None)
-        self.say("您可以换一个日期试试。", "You could try another day.")
+        self.say(wording.TRY_ANOTHER_DAY)
         self._ask(intent, day_slot, recap=False)
