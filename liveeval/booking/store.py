@@ -1,5 +1,5 @@
 """Storing the booking world: the timetable and its day plans written to the database in bulk
-(COPY on PostgreSQL, multi-row INSERT elsewhere), replacing any previous world.
+(COPY on PostgreSQL, executemany elsewhere), replacing any previous world.
 """
 
 from __future__ import annotations
