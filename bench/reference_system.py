@@ -35,7 +35,8 @@ def main() -> None:
         django.setup()
         from asgiref.sync import async_to_sync
 
-        from liveeval.booking.generator import build_world, world_dates
+        from liveeval.booking.store import build_world
+        from liveeval.booking.timetable import world_dates
         from liveeval.conversation import exchange
         from liveeval.models import ChatSession, DialogueSystem
         from tests.liveeval.scripted_judges import DEFAULT_TODAY, all_scripts

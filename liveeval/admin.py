@@ -19,7 +19,8 @@ from django.utils.html import format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
-from liveeval.booking.goals import GoalError, explain_goal, validate_goal
+from liveeval.booking.goal_validation import GoalError, validate_goal
+from liveeval.booking.goals import explain_goal
 from liveeval.booking.models import (
     Booking,
     City,
@@ -31,7 +32,7 @@ from liveeval.booking.models import (
     TrainSeat,
 )
 from liveeval.booking.offers import BookingError
-from liveeval.booking.world import cancel
+from liveeval.booking.reservations import cancel
 from liveeval.models import ChatSession, DialogueSystem, Message, TaskCard
 
 

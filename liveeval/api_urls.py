@@ -8,18 +8,18 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
-from liveeval import api
+from liveeval.api import views
 
 app_name = "booking_api"
 
 urlpatterns = [
-    path("", api.index, name="index"),
-    re_path(r"^cities/?$", api.city_list, name="cities"),
-    re_path(r"^flights/?$", api.flights, name="flights"),
-    re_path(r"^trains/?$", api.trains, name="trains"),
-    re_path(r"^hotels/?$", api.hotels, name="hotels"),
-    re_path(r"^bookings/?$", api.bookings, name="bookings"),
-    re_path(r"^book/?$", api.make_booking, name="book"),
-    re_path(r"^cancel/?$", api.cancel_booking, name="cancel"),
-    re_path(r"^(?P<path>.+)$", api.unknown_endpoint),
+    path("", views.index, name="index"),
+    re_path(r"^cities/?$", views.city_list, name="cities"),
+    re_path(r"^flights/?$", views.flights, name="flights"),
+    re_path(r"^trains/?$", views.trains, name="trains"),
+    re_path(r"^hotels/?$", views.hotels, name="hotels"),
+    re_path(r"^bookings/?$", views.bookings, name="bookings"),
+    re_path(r"^book/?$", views.make_booking, name="book"),
+    re_path(r"^cancel/?$", views.cancel_booking, name="cancel"),
+    re_path(r"^(?P<path>.+)$", views.unknown_endpoint),
 ]

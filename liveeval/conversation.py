@@ -21,19 +21,18 @@ from django.db.models import Max, Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
+from evalsite.language import is_chinese
 from liveeval.booking.world import SessionWorld
 from liveeval.models import ChatSession, Message
 from liveeval.systems import adapter_for
-from liveeval.systems.base import Reply, SystemContext, SystemUnavailable
+from liveeval.systems.base import DEFAULT_REPLY_TIMEOUT, Reply, SystemContext, SystemUnavailable
 
 logger = logging.getLogger(__name__)
-
-DEFAULT_TIMEOUT = 10.0
 
 
 def ui_language(lang: str) -> str:
     """The interface language code for a dialogue language."""
-    return "zh-hans" if lang.startswith("zh") else "en"
+    return "zh-hans" if is_chinese(lang) else "en"
 
 
 class ConversationClosed(Exception):
@@ -144,7 +143,7 @@ async def exchange(
     session_id: int,
     text: str,
     *,
-    timeout: float = DEFAULT_TIMEOUT,
+    timeout: float = DEFAULT_REPLY_TIMEOUT,
     max_turns: int | None = None,
     on_user_message: Callable[[Message], Awaitable[None]] | None = None,
 ) -> Exchange:

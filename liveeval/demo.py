@@ -8,7 +8,8 @@ from typing import TextIO
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from liveeval.booking.generator import build_world, world_dates
+from liveeval.booking.store import build_world
+from liveeval.booking.timetable import world_dates
 from liveeval.booking.world import world_covers
 from liveeval.campaigns import open_campaign
 from liveeval.models import Campaign, DialogueSystem, TaskCard

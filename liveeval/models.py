@@ -15,6 +15,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from evalsite.language import is_chinese
 from liveeval.booking.models import (
     Booking,
     City,
@@ -25,6 +26,7 @@ from liveeval.booking.models import (
     Train,
     TrainSeat,
 )
+from liveeval.systems.base import DEFAULT_REPLY_TIMEOUT
 
 __all__ = [
     "Booking",
@@ -108,10 +110,10 @@ class TaskCard(models.Model):
         return self.key
 
     def title(self, lang: str) -> str:
-        return self.title_zh if lang.startswith("zh") else self.title_en
+        return self.title_zh if is_chinese(lang) else self.title_en
 
     def description(self, lang: str) -> str:
-        return self.description_zh if lang.startswith("zh") else self.description_en
+        return self.description_zh if is_chinese(lang) else self.description_en
 
     @property
     def domains(self) -> list[str]:
@@ -146,7 +148,7 @@ class Campaign(models.Model):
     )
     today = models.DateField(_("dialogue date"), help_text=_("The booking world's 'today'."))
     lang = models.CharField(_("language"), max_length=8, choices=Lang.choices, default=Lang.ZH)
-    reply_timeout = models.FloatField(_("reply timeout (seconds)"), default=10.0)
+    reply_timeout = models.FloatField(_("reply timeout (seconds)"), default=DEFAULT_REPLY_TIMEOUT)
     status = models.CharField(
         _("status"), max_length=8, choices=Status.choices, default=Status.DRAFT
     )

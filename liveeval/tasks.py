@@ -29,7 +29,7 @@ class TaskCardError(ValueError):
 
 def read_task_cards(path: Path) -> list[dict[str, Any]]:
     """Read and validate a task-card file; the error names the card and the field."""
-    from liveeval.booking.goals import validate_goal
+    from liveeval.booking.goal_validation import validate_goal
 
     try:
         cards = json.loads(path.read_text(encoding="utf-8"))

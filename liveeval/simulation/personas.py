@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from evalsite.language import is_chinese
+
 EMOTIONS: dict[str, tuple[str, str]] = {
     "Anticipation": (
         "You are looking forward to this trip and to having it booked. You picture the "
@@ -135,7 +137,7 @@ class Persona:
 
     def description(self, lang: str) -> str:
         """The persona's paragraph in ``lang`` (Chinese for ``zh…``, else English)."""
-        index = 1 if lang.lower().startswith("zh") else 0
+        index = 1 if is_chinese(lang) else 0
         separator = "" if index else " "
         return separator.join((EMOTIONS[self.emotion][index], AGE_GROUPS[self.age_group][index]))
 

@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from liveeval.booking.offers import World
 
 
+DEFAULT_REPLY_TIMEOUT = 10.0
+"""Seconds a system has to answer one message, unless its campaign or configuration says so."""
+
+
 @dataclass(frozen=True)
 class Reply:
     text: str

@@ -14,9 +14,14 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from evalsite.language import is_chinese
 from liveeval.booking.offers import BookingError, World
-from liveeval.systems.reference import Option, PolicyTurn, hotel_option, option_text, trip_option
-from liveeval.systems.understanding import ANY_TIME, Reading, Slots, detect_lang, read
+from liveeval.systems.reference.search import hotel_option, trip_option
+from liveeval.systems.reference.state import Option, PolicyTurn
+from liveeval.systems.reference.wording import option_text
+from liveeval.systems.understanding.language import detect_lang
+from liveeval.systems.understanding.reading import Reading, Slots, read
+from liveeval.systems.understanding.times import ANY_TIME
 
 PROMPT_ZH = (
     "请在一句话里告诉我完整的需求，例如：“明天上午从北京到上海的机票”、"
@@ -58,7 +63,7 @@ def _turn(
     state: dict[str, Any] = {"lang": lang}
     if proposal:
         state["proposal"] = proposal
-    return PolicyTurn(zh_text if lang == "zh" else en_text, end, state, lang)
+    return PolicyTurn(zh_text if is_chinese(lang) else en_text, end, state, lang)
 
 
 def _book(world: World, option: Option, lang: str) -> PolicyTurn:

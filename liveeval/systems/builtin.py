@@ -9,8 +9,9 @@ from asgiref.sync import sync_to_async
 from django.utils.translation import gettext_lazy as _
 
 from liveeval.booking.offers import World
-from liveeval.systems import baseline, reference
+from liveeval.systems import baseline
 from liveeval.systems.base import Reply, SystemContext, SystemUnavailable
+from liveeval.systems.reference.turn import respond as reference_respond
 
 Policy = Callable[..., Any]
 
@@ -44,7 +45,7 @@ class PolicyAdapter:
 
 
 def reference_adapter(config: dict[str, Any]) -> PolicyAdapter:
-    return PolicyAdapter(reference.respond)
+    return PolicyAdapter(reference_respond)
 
 
 def baseline_adapter(config: dict[str, Any]) -> PolicyAdapter:

@@ -31,9 +31,8 @@ import httpx
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from liveeval.systems.base import Reply, SystemContext, SystemUnavailable
+from liveeval.systems.base import DEFAULT_REPLY_TIMEOUT, Reply, SystemContext, SystemUnavailable
 
-DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_BYTES = 64 * 1024
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 CONFIG_KEYS = ("endpoint", "timeout", "max_bytes")
@@ -46,7 +45,7 @@ class HttpConfigError(ValueError):
 @dataclass(frozen=True)
 class HttpConfig:
     endpoint: str
-    timeout: float = DEFAULT_TIMEOUT
+    timeout: float = DEFAULT_REPLY_TIMEOUT
     max_bytes: int = DEFAULT_MAX_BYTES
 
     @classmethod
@@ -60,7 +59,7 @@ class HttpConfig:
         parts = urlsplit(endpoint) if isinstance(endpoint, str) else None
         if parts is None or parts.scheme not in {"http", "https"} or not parts.netloc:
             raise HttpConfigError(f"endpoint must be an http(s) URL, not {endpoint!r}")
-        timeout = config.get("timeout", DEFAULT_TIMEOUT)
+        timeout = config.get("timeout", DEFAULT_REPLY_TIMEOUT)
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
             raise HttpConfigError(f"timeout must be a number of seconds above 0, not {timeout!r}")
         max_bytes = config.get("max_bytes", DEFAULT_MAX_BYTES)

@@ -28,11 +28,15 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.utils.translation import gettext_lazy as _
 
+from evalsite.language import is_chinese
 from evalsite.llm.answers import Message
 from evalsite.llm.client import LLMClient
 from evalsite.llm.config import LLMConfig
 from evalsite.llm.errors import LLMConfigError, LLMError
-from liveeval import api
+from liveeval.api.errors import ApiError
+from liveeval.api.parameters import DOMAINS, MAX_NIGHTS, Params
+from liveeval.api.reservations import book, cancel
+from liveeval.api.search import search_flights, search_hotels, search_trains
 from liveeval.booking.cities import CITIES
 from liveeval.booking.offers import CABINS, ROOM_TYPES, TRAIN_SEATS, TRAIN_TYPES, World
 from liveeval.systems.base import Reply, SystemContext, SystemUnavailable
@@ -117,7 +121,7 @@ TOOLS: list[dict[str, Any]] = [
         {
             "city": _CITY,
             "check_in": _DATE,
-            "nights": {"type": "integer", "minimum": 1, "maximum": api.MAX_NIGHTS},
+            "nights": {"type": "integer", "minimum": 1, "maximum": MAX_NIGHTS},
             "min_stars": {"type": "integer", "minimum": 1, "maximum": 5},
             "max_price": {**_PRICE, "description": "yuan a night"},
             "room_type": {"type": "string", "enum": list(ROOM_TYPES)},
@@ -129,7 +133,7 @@ TOOLS: list[dict[str, Any]] = [
         "Book one seat or room of a searched item; only after the user confirmed it. Returns "
         "the booking reference.",
         {
-            "domain": {"type": "string", "enum": list(api.DOMAINS)},
+            "domain": {"type": "string", "enum": list(DOMAINS)},
             "item_id": {"type": "integer", "description": "the id from a search result"},
             "option": {"type": "string", "description": "the cabin, seat class or room type"},
             "check_in": {**_DATE, "description": "hotels only: YYYY-MM-DD"},
@@ -144,12 +148,12 @@ TOOLS: list[dict[str, Any]] = [
         ["reference"],
     ),
 ]
-TOOL_FUNCTIONS: dict[str, Callable[[World, api.Params], dict[str, object]]] = {
-    "search_flights": api.search_flights,
-    "search_trains": api.search_trains,
-    "search_hotels": api.search_hotels,
-    "book": api.book,
-    "cancel": api.cancel,
+TOOL_FUNCTIONS: dict[str, Callable[[World, Params], dict[str, object]]] = {
+    "search_flights": search_flights,
+    "search_trains": search_trains,
+    "search_hotels": search_hotels,
+    "book": book,
+    "cancel": cancel,
 }
 
 
@@ -177,7 +181,7 @@ class AgentConfig:
 def situation(context: SystemContext) -> str:
     """What the model must know about this conversation, after any system prompt."""
     cities = ", ".join(f"{city.name} ({city.name_en})" for city in CITIES)
-    language = "Chinese" if context.lang.startswith("zh") else "English"
+    language = "Chinese" if is_chinese(context.lang) else "English"
     return (
         f"Today is {context.today.isoformat()} ({context.today.strftime('%A')}). "
         f"The conversation started in {language}. The cities of the booking world: {cities}."
@@ -214,15 +218,15 @@ def run_tool(world: World, call: Mapping[str, Any]) -> str:
     tool = TOOL_FUNCTIONS.get(function["name"])
     try:
         if tool is None:
-            raise api.ApiError("unknown_tool", f"there is no tool {function['name']!r}")
+            raise ApiError("unknown_tool", f"there is no tool {function['name']!r}")
         try:
             arguments = json.loads(function["arguments"] or "{}")
         except ValueError:
             arguments = None
         if not isinstance(arguments, dict):
-            raise api.ApiError("bad_arguments", "the arguments must be a JSON object")
+            raise ApiError("bad_arguments", "the arguments must be a JSON object")
         result = tool(world, arguments)
-    except api.ApiError as error:
+    except ApiError as error:
         result = error.as_json()
     return json.dumps(result, ensure_ascii=False)
 

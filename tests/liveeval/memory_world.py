@@ -25,10 +25,10 @@ from liveeval.booking.offers import (
     HotelOffer,
     TrainOffer,
 )
-from liveeval.systems.reference import PolicyTurn
-from liveeval.systems.understanding import CITIES
+from liveeval.systems.reference.state import PolicyTurn
+from liveeval.systems.understanding.cities import CITY_EN
 
-CITY_INDEX = {zh: index for index, (zh, _) in enumerate(CITIES)}
+CITY_INDEX = {zh: index for index, zh in enumerate(CITY_EN)}
 SEATS = 20
 
 FLIGHT_TIMES = ("07:30", "10:05", "13:20", "16:45", "19:10", "21:35")
@@ -265,7 +265,7 @@ class MemoryWorld:
                 stars=stars,
                 king=king + surcharge,
                 rating=rating,
-                name_en=f"{name_en} {dict(CITIES)[city]}",
+                name_en=f"{name_en} {CITY_EN[city]}",
                 district=district,
             )
 

@@ -20,7 +20,7 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from liveeval.api import STATUS_BY_CODE
+from liveeval.api.errors import STATUS_BY_CODE
 from liveeval.booking.goals import goal_met
 from liveeval.booking.models import (
     Booking,
@@ -570,7 +570,7 @@ def test_a_failure_inside_the_api_is_logged_and_answered_in_json(
     def broken(*args: Any) -> dict[str, object]:
         raise RuntimeError("the disk is on fire")
 
-    monkeypatch.setattr("liveeval.api.search_flights", broken)
+    monkeypatch.setattr("liveeval.api.views.search_flights", broken)
     response = get(session, "flights", **TRAVEL)
     assert response.status_code == 500
     assert error_of(response)["code"] == "internal_error"

@@ -23,7 +23,7 @@ from django.db import connection, connections
 
 from liveeval.booking.models import Booking, City, Flight, FlightCabin, Hotel, HotelRoom
 from liveeval.booking.offers import BookingError
-from liveeval.booking.world import book, cancel
+from liveeval.booking.reservations import book, cancel
 from liveeval.models import ChatSession, DialogueSystem
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -148,7 +148,7 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
 django.setup()
 from liveeval.booking.offers import BookingError
-from liveeval.booking.world import book
+from liveeval.booking.reservations import book
 from liveeval.models import ChatSession
 
 session = ChatSession.objects.get(pk=int(sys.argv[1]))

@@ -13,8 +13,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from liveeval.booking.export import TABLES
-from liveeval.booking.generator import build_world, world_dates
 from liveeval.booking.models import FlightCabin, Hotel, HotelRoom, Train, TrainSeat
+from liveeval.booking.store import build_world
+from liveeval.booking.timetable import world_dates
 
 pytestmark = pytest.mark.django_db
 

@@ -11,17 +11,9 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from liveeval.booking.brands import AIRLINES
 from liveeval.booking.cities import CITIES, CITY_BY_NAME, great_circle_km, rail_km
-from liveeval.booking.generator import (
-    AIRLINES,
-    KING_PRICES,
-    DayPlan,
-    WorldInUse,
-    build_world,
-    plan_day,
-    timetable,
-    world_dates,
-)
+from liveeval.booking.day_plan import DayPlan, plan_day
 from liveeval.booking.models import (
     Booking,
     City,
@@ -32,6 +24,8 @@ from liveeval.booking.models import (
     Train,
     TrainSeat,
 )
+from liveeval.booking.store import WorldInUse, build_world
+from liveeval.booking.timetable import KING_PRICES, timetable, world_dates
 from liveeval.models import ChatSession, DialogueSystem
 
 START = dt.date(2026, 12, 1)

@@ -9,14 +9,8 @@ from typing import Any
 
 import pytest
 
-from liveeval.booking.goals import (
-    GoalError,
-    describe_bookings,
-    explain_goal,
-    goal_met,
-    resolve_date,
-    validate_goal,
-)
+from liveeval.booking.goal_validation import GoalError, resolve_date, validate_goal
+from liveeval.booking.goals import describe_bookings, explain_goal, goal_met
 from liveeval.booking.models import Booking
 
 TODAY = dt.date(2026, 12, 1)

@@ -14,7 +14,7 @@ import datetime as dt
 import pytest
 
 from liveeval.booking.offers import BookingReceipt
-from liveeval.systems import reference
+from liveeval.systems.reference import turn as reference
 from tests.liveeval.memory_world import Conversation, MemoryWorld
 
 TODAY = dt.date(2025, 5, 14)

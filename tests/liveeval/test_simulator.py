@@ -19,9 +19,10 @@ from annotation.from_live.transcripts import send_to_annotation
 from annotation.models import Campaign as AnnotationCampaign
 from evalsite import jobs
 from evalsite.models import Job
-from liveeval.booking.generator import build_world, world_dates
 from liveeval.booking.goals import goal_met
 from liveeval.booking.models import City
+from liveeval.booking.store import build_world
+from liveeval.booking.timetable import world_dates
 from liveeval.campaigns import progress
 from liveeval.models import Booking, Campaign, ChatSession, DialogueSystem, Rating, TaskCard
 from liveeval.simulation import dialogue as dialogue_loop

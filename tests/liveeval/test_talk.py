@@ -15,8 +15,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from liveeval.booking.generator import build_world, world_dates
 from liveeval.booking.models import City
+from liveeval.booking.store import build_world
+from liveeval.booking.timetable import world_dates
 from liveeval.models import Booking, ChatSession, DialogueSystem, TaskCard
 from tests.liveeval.scripted_judges import DEFAULT_TODAY, Script, all_scripts
 

@@ -16,15 +16,13 @@ from typing import Any
 
 import pytest
 
-from liveeval.booking.generator import build_world, delete_world, world_dates
-from liveeval.booking.goals import (
-    check_goal_satisfiable,
-    goal_met,
-    offers_for_intent,
-    validate_goal,
-)
+from liveeval.booking.goal_satisfiability import check_goal_satisfiable, offers_for_intent
+from liveeval.booking.goal_validation import validate_goal
+from liveeval.booking.goals import goal_met
 from liveeval.booking.offers import Fare, FlightOffer, HotelOffer, TrainOffer
-from liveeval.booking.world import book
+from liveeval.booking.reservations import book
+from liveeval.booking.store import build_world, delete_world
+from liveeval.booking.timetable import world_dates
 from liveeval.models import ChatSession, DialogueSystem
 
 CARDS: list[dict[str, Any]] = json.loads(

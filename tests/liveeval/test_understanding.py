@@ -9,14 +9,10 @@ import datetime as dt
 
 import pytest
 
-from liveeval.systems.understanding import (
-    END_OF_DAY,
-    clock_minutes,
-    detect_lang,
-    number_value,
-    read,
-    read_slots,
-)
+from liveeval.systems.understanding.language import detect_lang
+from liveeval.systems.understanding.numbers import number_value
+from liveeval.systems.understanding.reading import read
+from liveeval.systems.understanding.times import END_OF_DAY, clock_minutes
 
 WEDNESDAY = dt.date(2025, 5, 14)
 FRIDAY = dt.date(2025, 5, 16)
@@ -79,7 +75,7 @@ def day(offset: int, start: dt.date = WEDNESDAY) -> dt.date:
     ],
 )
 def test_it_reads_dates(text: str, expected: dt.date) -> None:
-    assert read_slots(text, WEDNESDAY).dates == [expected]
+    assert read(text, WEDNESDAY).slots().dates == [expected]
 
 
 @pytest.mark.parametrize(
@@ -101,11 +97,11 @@ def test_it_reads_dates(text: str, expected: dt.date) -> None:
 def test_it_reads_weekdays_relative_to_the_dialogue_date(
     text: str, today: dt.date, expected: dt.date
 ) -> None:
-    assert read_slots(text, today).dates == [expected]
+    assert read(text, today).slots().dates == [expected]
 
 
 def test_it_reads_a_recently_passed_month_day_as_this_years_past_date() -> None:
-    assert read_slots("5月10日", WEDNESDAY).dates == [dt.date(2025, 5, 10)]
+    assert read("5月10日", WEDNESDAY).slots().dates == [dt.date(2025, 5, 10)]
 
 
 @pytest.mark.parametrize(
@@ -119,7 +115,7 @@ def test_it_reads_a_recently_passed_month_day_as_this_years_past_date() -> None:
 def test_it_reads_a_stay_as_check_in_and_check_out(
     text: str, check_in: dt.date, check_out: dt.date
 ) -> None:
-    slots = read_slots(text, WEDNESDAY)
+    slots = read(text, WEDNESDAY).slots()
     assert (slots.dates, slots.check_out) == ([check_in], check_out)
 
 
@@ -168,7 +164,7 @@ H = 60
     ],
 )
 def test_it_reads_time_windows_and_limits(text: str, spans: list[tuple[int, int]]) -> None:
-    assert read_slots(text, WEDNESDAY).spans == spans
+    assert read(text, WEDNESDAY).slots().spans == spans
 
 
 @pytest.mark.parametrize(
@@ -183,13 +179,13 @@ def test_it_reads_time_windows_and_limits(text: str, spans: list[tuple[int, int]
 def test_it_reads_a_date_and_window_in_one_word(
     text: str, spans: list[tuple[int, int]], date: dt.date
 ) -> None:
-    slots = read_slots(text, WEDNESDAY)
+    slots = read(text, WEDNESDAY).slots()
     assert (slots.spans, slots.dates) == (spans, [date])
 
 
 @pytest.mark.parametrize("text", ["几点都可以", "时间不限", "什么时候都行", "any time", "anytime"])
 def test_it_reads_an_explicit_any_time(text: str) -> None:
-    slots = read_slots(text, WEDNESDAY)
+    slots = read(text, WEDNESDAY).slots()
     assert slots.any_time and slots.spans is None
 
 
@@ -238,7 +234,7 @@ def test_it_places_bare_hours_in_the_half_of_the_day_people_mean(
 def test_it_reads_departure_and_arrival_cities(
     text: str, from_city: str | None, to_city: str | None
 ) -> None:
-    slots = read_slots(text, WEDNESDAY)
+    slots = read(text, WEDNESDAY).slots()
     assert (slots.from_city, slots.to_city) == (from_city, to_city)
 
 
@@ -256,7 +252,7 @@ def test_it_reads_departure_and_arrival_cities(
 def test_it_reads_hotel_cities_and_bare_city_answers(
     text: str, stay: str | None, loose: list[str]
 ) -> None:
-    slots = read_slots(text, WEDNESDAY)
+    slots = read(text, WEDNESDAY).slots()
     assert (slots.stay_city, slots.cities) == (stay, loose)
 
 
@@ -289,7 +285,7 @@ def test_it_notices_places_outside_the_booking_world(text: str, places: list[str
     ],
 )
 def test_it_reads_cabins_and_seat_classes(text: str, cabin: str | None, seat: str | None) -> None:
-    slots = read_slots(text, WEDNESDAY)
+    slots = read(text, WEDNESDAY).slots()
     assert (slots.cabin, slots.seat) == (cabin, seat)
 
 
@@ -305,7 +301,7 @@ def test_it_reads_cabins_and_seat_classes(text: str, cabin: str | None, seat: st
     ],
 )
 def test_it_reads_train_types(text: str, train_type: str) -> None:
-    assert read_slots(text, WEDNESDAY).train_type == train_type
+    assert read(text, WEDNESDAY).slots().train_type == train_type
 
 
 @pytest.mark.parametrize(
@@ -321,7 +317,7 @@ def test_it_reads_train_types(text: str, train_type: str) -> None:
     ],
 )
 def test_it_reads_room_types(text: str, room: str) -> None:
-    assert read_slots(text, WEDNESDAY).room_type == room
+    assert read(text, WEDNESDAY).slots().room_type == room
 
 
 @pytest.mark.parametrize(
@@ -344,7 +340,7 @@ def test_it_reads_room_types(text: str, room: str) -> None:
     ],
 )
 def test_it_reads_price_limits(text: str, price: int) -> None:
-    slots = read_slots(text, WEDNESDAY)
+    slots = read(text, WEDNESDAY).slots()
     assert (slots.max_price, slots.nights) == (price, None)
 
 
@@ -364,7 +360,7 @@ def test_it_reads_price_limits(text: str, price: int) -> None:
     ],
 )
 def test_it_reads_star_limits(text: str, stars: int) -> None:
-    assert read_slots(text, WEDNESDAY).min_stars == stars
+    assert read(text, WEDNESDAY).slots().min_stars == stars
 
 
 @pytest.mark.parametrize(
@@ -383,7 +379,7 @@ def test_it_reads_star_limits(text: str, stars: int) -> None:
     ],
 )
 def test_it_reads_nights(text: str, nights: int) -> None:
-    slots = read_slots(text, WEDNESDAY)
+    slots = read(text, WEDNESDAY).slots()
     assert (slots.nights, slots.spans) == (nights, None)
 
 
@@ -554,7 +550,7 @@ def test_it_gives_a_clause_without_a_domain_to_the_intent_named_before_it() -> N
 
 
 def test_it_reads_a_whole_request_without_reusing_a_number() -> None:
-    slots = read_slots("3号下午3点以后从北京到上海的机票，800以内，商务舱", WEDNESDAY)
+    slots = read("3号下午3点以后从北京到上海的机票，800以内，商务舱", WEDNESDAY).slots()
     assert slots.dates == [dt.date(2025, 6, 3)]
     assert slots.spans == [(15 * H, END_OF_DAY)]
     assert (slots.from_city, slots.to_city) == ("北京", "上海")

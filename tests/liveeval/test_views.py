@@ -13,7 +13,8 @@ from django.urls import reverse
 
 from evalsite import roles
 from liveeval import assignment, campaigns
-from liveeval.booking.generator import build_world, world_dates
+from liveeval.booking.store import build_world
+from liveeval.booking.timetable import world_dates
 from liveeval.booking.world import SessionWorld
 from liveeval.models import Campaign, ChatSession, DialogueSystem, Message, Rating
 from tests.conftest import logged_in, make_user

@@ -21,16 +21,9 @@ from liveeval.booking.models import (
     TrainSeat,
 )
 from liveeval.booking.offers import BookingError, Domain, FlightOffer, TrainOffer
-from liveeval.booking.world import (
-    SessionWorld,
-    book,
-    cancel,
-    search_flights,
-    search_hotels,
-    search_trains,
-    world_covers,
-    world_for_token,
-)
+from liveeval.booking.reservations import book, cancel
+from liveeval.booking.search import search_flights, search_hotels, search_trains
+from liveeval.booking.world import SessionWorld, world_covers, world_for_token
 from liveeval.models import ChatSession, DialogueSystem
 
 TODAY = dt.date(2026, 12, 1)

@@ -6,7 +6,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from liveeval.booking.generator import WorldInUse, build_world, world_dates
+from liveeval.booking.store import WorldInUse, build_world
+from liveeval.booking.timetable import world_dates
 
 
 def _date(value: str) -> dt.date:

@@ -10,7 +10,8 @@ from asgiref.sync import async_to_sync
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from liveeval.booking.goals import GoalError, describe_bookings, goal_met, validate_goal
+from liveeval.booking.goal_validation import GoalError, validate_goal
+from liveeval.booking.goals import describe_bookings, goal_met
 from liveeval.booking.world import world_covers
 from liveeval.conversation import ConversationClosed, exchange
 from liveeval.models import ChatSession, DialogueSystem

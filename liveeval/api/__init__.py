@@ -1,0 +1,1 @@
+"""The booking API for outside systems (routes in ``liveeval.api_urls``)."""

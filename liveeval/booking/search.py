@@ -1,0 +1,206 @@
+"""Searching the booking world.
+
+Searches are plain reads that never raise: an unknown city, class or date just
+finds nothing, and the dialogue policy decides what to say.
+
+``max_price`` applies to the requested class, or to the cheapest class with seats
+left when none is requested. A hotel offer's price for a room type is its mean
+nightly price over the stay, rounded up, so that ``price <= max_price`` holds
+exactly when the stay costs at most ``max_price`` times its nights. Asking for
+train type ``K`` finds every classic train (K, Z and T), as a traveller asking for
+"普通火车" means; ``Z`` and ``T`` find only their own type.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+from liveeval.booking.models import (
+    Flight,
+    Hotel,
+    HotelRoom,
+    Train,
+)
+from liveeval.booking.offers import (
+    CABINS,
+    ROOM_TYPES,
+    TRAIN_SEATS,
+    Fare,
+    FlightOffer,
+    HotelOffer,
+    TrainOffer,
+)
+
+CLASSIC_TYPES = ("K", "Z", "T")
+
+
+def train_types_for(requested: str) -> tuple[str, ...]:
+    """The stored train types that a requested type stands for."""
+    wanted = requested.strip().upper()
+    return CLASSIC_TYPES if wanted == "K" else (wanted,)
+
+
+def mean_nightly_price(total: int, nights: int) -> int:
+    return math.ceil(total / nights)
+
+
+def _ordered(fares: Mapping[str, Fare], order: Sequence[str]) -> dict[str, Fare]:
+    return {name: fares[name] for name in order if name in fares}
+
+
+def relevant_price(fares: Mapping[str, Fare], option: str | None) -> int | None:
+    """The price that ``max_price`` is held against, or None when nothing is bookable.
+
+    That is the requested class's price when it has seats left, or the cheapest
+    price among the classes with seats left when no class is requested.
+    """
+    if option is not None:
+        fare = fares.get(option)
+        return fare.price if fare is not None and fare.seats_left > 0 else None
+    prices = [fare.price for fare in fares.values() if fare.seats_left > 0]
+    return min(prices) if prices else None
+
+
+def _fits(fares: Mapping[str, Fare], option: str | None, max_price: int | None) -> bool:
+    price = relevant_price(fares, option)
+    return price is not None and (max_price is None or price <= max_price)
+
+
+def search_flights(
+    from_city: str,
+    to_city: str,
+    date: dt.date,
+    *,
+    depart_after: dt.time | None = None,
+    depart_before: dt.time | None = None,
+    cabin: str | None = None,
+    max_price: int | None = None,
+) -> list[FlightOffer]:
+    flights = Flight.objects.filter(from_city__name=from_city, to_city__name=to_city, date=date)
+    if depart_after is not None:
+        flights = flights.filter(depart__gte=depart_after)
+    if depart_before is not None:
+        flights = flights.filter(depart__lte=depart_before)
+    offers = []
+    for flight in flights.order_by("depart", "number").prefetch_related("cabins"):
+        cabins = {
+            row.cabin: Fare(price=row.price, seats_left=row.seats_left, discount=row.discount)
+            for row in flight.cabins.all()
+        }
+        if not _fits(cabins, cabin, max_price):
+            continue
+        offers.append(
+            FlightOffer(
+                id=flight.pk,
+                number=flight.number,
+                airline=flight.airline,
+                airline_en=flight.airline_en,
+                from_city=from_city,
+                to_city=to_city,
+                date=flight.date,
+                depart=flight.depart,
+                arrive=flight.arrive,
+                cabins=_ordered(cabins, CABINS),
+            )
+        )
+    return offers
+
+
+def search_trains(
+    from_city: str,
+    to_city: str,
+    date: dt.date,
+    *,
+    depart_after: dt.time | None = None,
+    depart_before: dt.time | None = None,
+    seat: str | None = None,
+    train_type: str | None = None,
+    max_price: int | None = None,
+) -> list[TrainOffer]:
+    trains = Train.objects.filter(from_city__name=from_city, to_city__name=to_city, date=date)
+    if depart_after is not None:
+        trains = trains.filter(depart__gte=depart_after)
+    if depart_before is not None:
+        trains = trains.filter(depart__lte=depart_before)
+    if train_type is not None:
+        trains = trains.filter(train_type__in=train_types_for(train_type))
+    offers = []
+    for train in trains.order_by("depart", "number").prefetch_related("seats"):
+        seats = {
+            row.seat: Fare(price=row.price, seats_left=row.seats_left) for row in train.seats.all()
+        }
+        if not _fits(seats, seat, max_price):
+            continue
+        offers.append(
+            TrainOffer(
+                id=train.pk,
+                number=train.number,
+                train_type=train.train_type,
+                from_city=from_city,
+                to_city=to_city,
+                date=train.date,
+                depart=train.depart,
+                arrive=train.arrive,
+                duration_minutes=train.duration_minutes,
+                seats=_ordered(seats, TRAIN_SEATS),
+            )
+        )
+    return offers
+
+
+def search_hotels(
+    city: str,
+    check_in: dt.date,
+    nights: int,
+    *,
+    min_stars: int | None = None,
+    max_price: int | None = None,
+    room_type: str | None = None,
+) -> list[HotelOffer]:
+    """Hotels with every night of the stay in the world, best stars first, then cheapest."""
+    if nights < 1:
+        return []
+    rows = HotelRoom.objects.filter(
+        hotel__city__name=city,
+        date__gte=check_in,
+        date__lt=check_in + dt.timedelta(days=nights),
+    )
+    if min_stars is not None:
+        rows = rows.filter(hotel__stars__gte=min_stars)
+    # Per hotel and room type: nights found, total price, fewest rooms left on any night.
+    stays: dict[int, dict[str, list[int]]] = defaultdict(dict)
+    for hotel_id, kind, nightly, rooms_left in rows.values_list(
+        "hotel_id", "room_type", "price", "rooms_left"
+    ):
+        found, total, fewest = stays[hotel_id].get(kind, [0, 0, rooms_left])
+        stays[hotel_id][kind] = [found + 1, total + nightly, min(fewest, rooms_left)]
+    hotels = Hotel.objects.in_bulk(list(stays))
+    ranked: list[tuple[int, int, int, HotelOffer]] = []
+    for hotel_id, kinds in stays.items():
+        rooms = {
+            kind: Fare(price=mean_nightly_price(total, nights), seats_left=fewest)
+            for kind, (found, total, fewest) in kinds.items()
+            if found == nights
+        }
+        price = relevant_price(rooms, room_type)
+        if price is None or (max_price is not None and price > max_price):
+            continue
+        hotel = hotels[hotel_id]
+        offer = HotelOffer(
+            id=hotel.pk,
+            city=city,
+            name=hotel.name,
+            name_en=hotel.name_en,
+            district=hotel.district,
+            stars=hotel.stars,
+            rating=hotel.rating,
+            check_in=check_in,
+            nights=nights,
+            rooms=_ordered(rooms, ROOM_TYPES),
+        )
+        ranked.append((-hotel.stars, price, hotel.pk, offer))
+    ranked.sort(key=lambda entry: entry[:3])
+    return [offer for *_, offer in ranked]

@@ -1,0 +1,1 @@
+"""Reading booking requests in Chinese and English (see ``reading.read``)."""
