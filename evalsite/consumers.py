@@ -11,7 +11,11 @@ from evalsite.models import Job
 
 
 class JobProgressConsumer(AsyncWebsocketConsumer):
-    """Pushes a job's progress bar to the pages watching it, as htmx out-of-band swaps."""
+    """Pushes a job's progress bar to the pages watching it, as htmx out-of-band swaps.
+
+    Once the job has finished there is nothing more to push: the consumer sends the last
+    bar and closes, and the page's polling fetches what the finished job shows.
+    """
 
     group: str
 
@@ -24,14 +28,19 @@ class JobProgressConsumer(AsyncWebsocketConsumer):
         self.group = jobs.group_name(job_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        await self.send(text_data=await self._render(job.as_event()))
+        await self._push(job.as_event())
 
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def job_progress(self, event: dict[str, Any]) -> None:
-        await self.send(text_data=await self._render(event["job"]))
+        await self._push(event["job"])
+
+    async def _push(self, job_event: dict[str, Any]) -> None:
+        await self.send(text_data=await self._render(job_event))
+        if Job.finished_status(job_event["status"]):
+            await self.close()
 
     @database_sync_to_async
     def _visible_job(self, job_id: int) -> Job | None:

@@ -60,7 +60,12 @@ class Job(models.Model):
 
     @property
     def is_finished(self) -> bool:
-        return self.status in {self.Status.DONE, self.Status.FAILED, self.Status.INTERRUPTED}
+        return self.finished_status(self.status)
+
+    @classmethod
+    def finished_status(cls, status: str) -> bool:
+        """Whether a job in ``status`` has stopped, for good or until it is resumed."""
+        return status in {cls.Status.DONE, cls.Status.FAILED, cls.Status.INTERRUPTED}
 
     @property
     def can_resume(self) -> bool:
