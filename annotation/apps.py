@@ -13,3 +13,6 @@ class AnnotationConfig(AppConfig):
         # Registers the import, report and LLM-scoring job kinds with the job runner, in every
         # process, so that any worker or `manage.py jobs resume` can continue them.
         from annotation import jobs, llm_evaluator, report  # noqa: F401
+        from annotation.home import register_home_parts
+
+        register_home_parts()

@@ -12,3 +12,6 @@ class LiveEvalConfig(AppConfig):
     def ready(self) -> None:
         # Registers the simulation job kind with the job runner, in every process.
         from liveeval import simulator  # noqa: F401
+        from liveeval.home import register_home_parts
+
+        register_home_parts()
