@@ -1,13 +1,11 @@
 from __future__ import annotations
 
-from typing import Any
-
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
 from evalsite import jobs, roles
-from evalsite.models import Job
+from evalsite.models import Job, JobEvent, JobProgressMessage
 
 
 class JobProgressConsumer(AsyncWebsocketConsumer):
@@ -34,10 +32,10 @@ class JobProgressConsumer(AsyncWebsocketConsumer):
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
-    async def job_progress(self, event: dict[str, Any]) -> None:
+    async def job_progress(self, event: JobProgressMessage) -> None:
         await self._push(event["job"])
 
-    async def _push(self, job_event: dict[str, Any]) -> None:
+    async def _push(self, job_event: JobEvent) -> None:
         await self.send(text_data=await self._render(job_event))
         if Job.finished_status(job_event["status"]):
             await self.close()
@@ -55,5 +53,5 @@ class JobProgressConsumer(AsyncWebsocketConsumer):
         return job
 
     @database_sync_to_async
-    def _render(self, event: dict[str, Any]) -> str:
+    def _render(self, event: JobEvent) -> str:
         return render_to_string("jobs/_bar.html", {"event": event, "oob": True})

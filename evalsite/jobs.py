@@ -31,7 +31,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import connection
 from django.utils import timezone
 
-from evalsite.models import Job
+from evalsite.models import Job, JobProgressMessage
 
 logger = logging.getLogger(__name__)
 
@@ -166,7 +166,7 @@ def publish(job: Job, *, loop: asyncio.AbstractEventLoop | None = None) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    message = {"type": "job.progress", "job": job.as_event()}
+    message: JobProgressMessage = {"type": "job.progress", "job": job.as_event()}
     try:
         if loop is not None and loop.is_running():
             # The in-memory layer's queues belong to the server's event loop, so

@@ -1,11 +1,32 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+
+class JobEvent(TypedDict):
+    """A job's state as pushed to the pages watching it and drawn by ``jobs/_bar.html``."""
+
+    id: int
+    kind: str
+    status: str
+    status_label: str
+    done: int
+    total: int | None
+    percent: int
+    message: str
+
+
+class JobProgressMessage(TypedDict):
+    """The channel-layer message sent to a job's group; ``job.progress`` maps to
+    ``JobProgressConsumer.job_progress``."""
+
+    type: Literal["job.progress"]
+    job: JobEvent
 
 
 class Job(models.Model):
@@ -80,7 +101,7 @@ class Job(models.Model):
             if isinstance(value, str | int | float | bool) or value is None
         }
 
-    def as_event(self) -> dict[str, Any]:
+    def as_event(self) -> JobEvent:
         return {
             "id": self.pk,
             "kind": self.kind,
