@@ -13,4 +13,7 @@ class AnnotationConfig(AppConfig):
         # Registers the import, report and LLM-scoring job kinds with the job runner, in every
         # process, so that any worker or `manage.py jobs resume` can continue them.
         from annotation import jobs, report  # noqa: F401
+        from annotation.home import register_home_parts
         from annotation.llm_evaluator import job  # noqa: F401
+
+        register_home_parts()

@@ -1,3 +1,5 @@
+"""Annotation's parts of the home page: an annotator's open queues, the campaigns."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -6,7 +8,7 @@ from django.db.models import Count, Q
 
 from annotation.models import Assignment, Campaign
 from evalsite import roles
-from evalsite.home import HomeSection
+from evalsite.home import HomePart, register
 
 
 def campaigns_open_to(user: Any) -> list[Campaign]:
@@ -19,7 +21,7 @@ def campaigns_open_to(user: Any) -> list[Campaign]:
     )
 
 
-def annotator_section(user: Any) -> HomeSection:
+def annotator_section(user: Any) -> HomePart:
     campaigns = campaigns_open_to(user)
     done = dict(
         Assignment.objects.filter(
@@ -30,8 +32,18 @@ def annotator_section(user: Any) -> HomeSection:
         .values_list("campaign", "n")
     )
     queues = [{"campaign": campaign, "done": done.get(campaign.pk, 0)} for campaign in campaigns]
-    return HomeSection(roles.ANNOTATORS, "annotation/_home_annotator.html", {"queues": queues})
+    return HomePart("annotation/_home_annotator.html", {"queues": queues})
 
 
 def coordinator_campaigns(user: Any) -> dict[str, Any]:
     return {"annotation_campaigns": list(Campaign.objects.all()[:20])}
+
+
+def coordinator_part(user: Any) -> HomePart:
+    return HomePart("annotation/_home_coordinator.html", coordinator_campaigns(user))
+
+
+def register_home_parts() -> None:
+    """The annotator's queues, and the annotation campaigns in the coordinator's section."""
+    register(roles.ANNOTATORS, annotator_section)
+    register(roles.COORDINATORS, coordinator_part)

@@ -131,6 +131,23 @@ def work(request: HtmxHttpRequest, campaign_id: int) -> HttpResponse:
 def item(request: HtmxHttpRequest, campaign_id: int, transcript_id: int) -> HttpResponse:
     """One item of the workspace: GET shows it, POST submits (or revises) the answers."""
     campaign = _campaign_for_annotator(request, campaign_id)
+    assignment = _usable_assignment(request, campaign, transcript_id)
+    if assignment is None:
+        messages.info(request, _("That item is not waiting for you; here is your next one."))
+        return redirect("annotation:work", campaign.pk)
+    if request.method == "GET":
+        return _render_workspace(request, assignment)
+    return _submit_answers(request, campaign, assignment)
+
+
+def _usable_assignment(
+    request: HttpRequest, campaign: Campaign, transcript_id: int
+) -> Assignment | None:
+    """The person's assignment of the transcript when they may open it, or submit to it.
+
+    A held or submitted item can be opened; an expired one still takes the answers
+    that were being written when it expired.
+    """
     transcript = get_object_or_404(
         Transcript.objects.select_related("campaign__rubric"), pk=transcript_id, campaign=campaign
     )
@@ -143,10 +160,14 @@ def item(request: HtmxHttpRequest, campaign_id: int, transcript_id: int) -> Http
     if request.method == "POST":
         usable.add(Assignment.Status.EXPIRED)
     if assignment is None or assignment.status not in usable:
-        messages.info(request, _("That item is not waiting for you; here is your next one."))
-        return redirect("annotation:work", campaign.pk)
-    if request.method == "GET":
-        return _render_workspace(request, assignment)
+        return None
+    return assignment
+
+
+def _submit_answers(
+    request: HtmxHttpRequest, campaign: Campaign, assignment: Assignment
+) -> HttpResponse:
+    transcript = assignment.transcript
     revising = assignment.status == Assignment.Status.SUBMITTED
     form = AnswerForm(
         request.POST,
@@ -238,6 +259,10 @@ def transcript_scores(request: HttpRequest, campaign_id: int, transcript_id: int
         pk=transcript_id,
         campaign_id=campaign_id,
     )
+    return render(request, "annotation/transcript_scores.html", _scores_context(transcript))
+
+
+def _scores_context(transcript: Transcript) -> dict[str, Any]:
     human = transcript.responses.select_related("dimension", "assignment__annotator").order_by(
         "dimension__position", "assignment__annotator__username"
     )
@@ -245,21 +270,17 @@ def transcript_scores(request: HttpRequest, campaign_id: int, transcript_id: int
         "dimension__position", "evaluator"
     )
     assignments = transcript.assignments.select_related("annotator").order_by("held_at")
-    return render(
-        request,
-        "annotation/transcript_scores.html",
-        {
-            "campaign": transcript.campaign,
-            "transcript": transcript,
-            "turns": list(enumerate(transcript.turns, start=1)),
-            "show_feelings": True,
-            "left": transcript.response_a,
-            "right": transcript.response_b,
-            "human": human,
-            "machine": machine,
-            "assignments": assignments,
-        },
-    )
+    return {
+        "campaign": transcript.campaign,
+        "transcript": transcript,
+        "turns": list(enumerate(transcript.turns, start=1)),
+        "show_feelings": True,
+        "left": transcript.response_a,
+        "right": transcript.response_b,
+        "human": human,
+        "machine": machine,
+        "assignments": assignments,
+    }
 
 
 def _start_import(request: HttpRequest, kind: str, params: dict[str, Any]) -> HttpResponse:

@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from evalsite.servers import TemporaryDatabase
+from testing.servers import TemporaryDatabase
 
 ITEMS = 100_000
 SMALL_ITEMS = 1_000

@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from evalsite.servers import TemporaryDatabase
+from testing.servers import TemporaryDatabase
 
 SIZES = (10_000, 100_000)
 EMOTIONS = ("Boredom", "Curiosity", "Trust", "Delight", "Confusion", "Anticipation")

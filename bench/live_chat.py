@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evalsite.servers import Daphne, TemporaryDatabase  # noqa: E402
+from testing.servers import Daphne, TemporaryDatabase  # noqa: E402
 
 UTTERANCES = [
     "我想订一张明天从北京去上海的机票",

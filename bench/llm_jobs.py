@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from evalsite.servers import TemporaryDatabase
+from testing.servers import TemporaryDatabase
 
 TRANSCRIPTS = 2_000
 DELAY = 0.2

@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evalsite.servers import TemporaryDatabase  # noqa: E402
+from testing.servers import TemporaryDatabase  # noqa: E402
 
 
 def main() -> None:

@@ -8,3 +8,10 @@ class EvalSiteConfig(AppConfig):
     name = "evalsite"
     verbose_name = _("EvalSite")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # The coordinator section opens with its heading; the apps installed after this one
+        # add their parts to it, and their own sections, from their ready().
+        from evalsite import home, roles
+
+        home.register(roles.COORDINATORS, home.coordinator_part)

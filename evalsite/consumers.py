@@ -1,17 +1,19 @@
 from __future__ import annotations
 
-from typing import Any
-
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
 from evalsite import jobs, roles
-from evalsite.models import Job
+from evalsite.models import Job, JobEvent, JobProgressMessage
 
 
 class JobProgressConsumer(AsyncWebsocketConsumer):
-    """Pushes a job's progress bar to the pages watching it, as htmx out-of-band swaps."""
+    """Pushes a job's progress bar to the pages watching it, as htmx out-of-band swaps.
+
+    Once the job has finished there is nothing more to push: the consumer sends the last
+    bar and closes, and the page's polling fetches what the finished job shows.
+    """
 
     group: str
 
@@ -24,14 +26,19 @@ class JobProgressConsumer(AsyncWebsocketConsumer):
         self.group = jobs.group_name(job_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        await self.send(text_data=await self._render(job.as_event()))
+        await self._push(job.as_event())
 
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
-    async def job_progress(self, event: dict[str, Any]) -> None:
-        await self.send(text_data=await self._render(event["job"]))
+    async def job_progress(self, event: JobProgressMessage) -> None:
+        await self._push(event["job"])
+
+    async def _push(self, job_event: JobEvent) -> None:
+        await self.send(text_data=await self._render(job_event))
+        if Job.finished_status(job_event["status"]):
+            await self.close()
 
     @database_sync_to_async
     def _visible_job(self, job_id: int) -> Job | None:
@@ -46,5 +53,5 @@ class JobProgressConsumer(AsyncWebsocketConsumer):
         return job
 
     @database_sync_to_async
-    def _render(self, event: dict[str, Any]) -> str:
+    def _render(self, event: JobEvent) -> str:
         return render_to_string("jobs/_bar.html", {"event": event, "oob": True})

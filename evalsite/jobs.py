@@ -27,11 +27,11 @@ from datetime import timedelta
 from typing import Any
 
 from asgiref.sync import SyncToAsync, async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import connection
 from django.utils import timezone
 
-from evalsite.models import Job
+from evalsite.models import Job, JobProgressMessage
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +65,20 @@ def group_name(job_id: int) -> str:
 
 def worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def pushes_reach_here(job: Job) -> bool:
+    """Whether the progress that ``job`` publishes reaches the WebSockets of this process.
+
+    A shared channel layer (Redis) carries it from whichever process runs the job. The
+    in-memory layer carries it only inside the process running the job, so a page watches
+    a job on its socket only when that is this process; a job not yet claimed by a worker,
+    or run elsewhere, is watched by polling until it is.
+    """
+    layer = get_channel_layer()
+    if layer is None:
+        return False
+    return not isinstance(layer, InMemoryChannelLayer) or job.worker == worker_id()
 
 
 class JobContext:
@@ -152,7 +166,7 @@ def publish(job: Job, *, loop: asyncio.AbstractEventLoop | None = None) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    message = {"type": "job.progress", "job": job.as_event()}
+    message: JobProgressMessage = {"type": "job.progress", "job": job.as_event()}
     try:
         if loop is not None and loop.is_running():
             # The in-memory layer's queues belong to the server's event loop, so
@@ -311,30 +325,3 @@ def _beat(job_id: int, stop: threading.Event) -> None:
             )
     finally:
         connection.close()
-
-
-@job_kind("evalsite.count")
-def count_job(context: JobContext) -> dict[str, Any]:
-    """A small job that counts to ``total``; it proves progress, failure and resuming.
-
-    ``fail_at`` makes the first run fail at that step; a resumed run passes it.
-    """
-    total = int(context.params.get("total", 10))
-    delay = float(context.params.get("delay", 0.0))
-    fail_at = context.params.get("fail_at")
-    start_at = int(context.checkpoint.get("next", 0))
-    counted: list[int] = list(context.checkpoint.get("counted", []))
-    context.progress(start_at, total, "Counting", force=True)
-    for step in range(start_at, total):
-        if fail_at is not None and step == int(fail_at) and not context.resumed:
-            raise JobError(f"step {step} failed on purpose")
-        if delay:
-            time.sleep(delay)
-        counted.append(step)
-        context.checkpoint["counted"] = counted
-        context.checkpoint["next"] = step + 1
-        if (step + 1) % 5 == 0:
-            context.save_checkpoint(done=step + 1)
-        else:
-            context.progress(step + 1)
-    return {"counted": len(counted), "sum": sum(counted)}

@@ -1,11 +1,32 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+
+class JobEvent(TypedDict):
+    """A job's state as pushed to the pages watching it and drawn by ``jobs/_bar.html``."""
+
+    id: int
+    kind: str
+    status: str
+    status_label: str
+    done: int
+    total: int | None
+    percent: int
+    message: str
+
+
+class JobProgressMessage(TypedDict):
+    """The channel-layer message sent to a job's group; ``job.progress`` maps to
+    ``JobProgressConsumer.job_progress``."""
+
+    type: Literal["job.progress"]
+    job: JobEvent
 
 
 class Job(models.Model):
@@ -60,7 +81,12 @@ class Job(models.Model):
 
     @property
     def is_finished(self) -> bool:
-        return self.status in {self.Status.DONE, self.Status.FAILED, self.Status.INTERRUPTED}
+        return self.finished_status(self.status)
+
+    @classmethod
+    def finished_status(cls, status: str) -> bool:
+        """Whether a job in ``status`` has stopped, for good or until it is resumed."""
+        return status in {cls.Status.DONE, cls.Status.FAILED, cls.Status.INTERRUPTED}
 
     @property
     def can_resume(self) -> bool:
@@ -75,7 +101,7 @@ class Job(models.Model):
             if isinstance(value, str | int | float | bool) or value is None
         }
 
-    def as_event(self) -> dict[str, Any]:
+    def as_event(self) -> JobEvent:
         return {
             "id": self.pk,
             "kind": self.kind,

@@ -11,7 +11,6 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("jobs/", views.job_list, name="job_list"),
-    path("jobs/count/", views.job_start_count, name="job_start_count"),
     path("jobs/<int:job_id>/", views.job_detail, name="job_detail"),
     path("jobs/<int:job_id>/resume/", views.job_resume, name="job_resume"),
     # Sending dialogues to annotation is annotation's page, at its place among the simulation's.

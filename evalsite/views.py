@@ -71,19 +71,6 @@ def job_list(request: HttpRequest) -> HttpResponse:
     return render(request, "jobs/list.html", {"jobs": Job.objects.defer("result")[:100]})
 
 
-@roles.coordinator_required
-@require_POST
-def job_start_count(request: HttpRequest) -> HttpResponse:
-    try:
-        total = max(1, min(10_000, int(request.POST.get("total", "20"))))
-        delay = max(0.0, min(2.0, float(request.POST.get("delay", "0.1"))))
-    except ValueError:
-        total, delay = 20, 0.1
-    job = jobs.create("evalsite.count", {"total": total, "delay": delay}, user=request.user)
-    jobs.start(job)
-    return redirect("job_detail", job_id=job.pk)
-
-
 @login_required
 def job_detail(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
     job = _visible_job(request, job_id)
@@ -91,7 +78,7 @@ def job_detail(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
         jobs.reap_interrupted()
         job.refresh_from_db()
     template = "jobs/_progress.html" if request.htmx else "jobs/detail.html"
-    return render(request, template, {"job": job})
+    return render(request, template, {"job": job, "socket": jobs.pushes_reach_here(job)})
 
 
 @login_required
@@ -102,7 +89,11 @@ def job_resume(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
         return render(
             request,
             "jobs/detail.html",
-            {"job": job, "error": _("Only an interrupted or failed job can be resumed.")},
+            {
+                "job": job,
+                "socket": False,
+                "error": _("Only an interrupted or failed job can be resumed."),
+            },
             status=409,
         )
     jobs.resume(job)

@@ -11,4 +11,7 @@ class LiveEvalConfig(AppConfig):
 
     def ready(self) -> None:
         # Registers the simulation job kind with the job runner, in every process.
+        from liveeval.home import register_home_parts
         from liveeval.simulation import job  # noqa: F401
+
+        register_home_parts()

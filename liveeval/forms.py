@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from evalsite import roles
+from liveeval import campaigns
 from liveeval.models import Campaign, DialogueSystem, Rating, TaskCard
 
 SATISFACTION_CHOICES = [
@@ -105,6 +106,31 @@ class CampaignForm(forms.ModelForm[Campaign]):
             # An open campaign's design is frozen; only its judges may change.
             for name in ("systems", "tasks", "judgements_per_pair", "max_turns", "today", "lang"):
                 self.fields[name].disabled = True
+
+    def save_campaign(self, created_by: Any) -> Campaign:
+        """Store a valid form's campaign; a new one is credited to ``created_by``.
+
+        In an open campaign only the name, the reply timeout and the judges change, and
+        judges join or leave through re-planning, so that every pair keeps its K judges.
+        """
+        campaign = self.instance
+        if campaign.pk and campaign.status == Campaign.Status.OPEN:
+            chosen = set(self.cleaned_data["judges"])
+            current = set(campaign.judges.all())
+            for judge in sorted(chosen - current, key=lambda u: u.pk):
+                campaigns.add_judge(campaign, judge)
+            for judge in sorted(current - chosen, key=lambda u: u.pk):
+                campaigns.remove_judge(campaign, judge)
+            campaign.name = self.cleaned_data["name"]
+            campaign.reply_timeout = self.cleaned_data["reply_timeout"]
+            campaign.save(update_fields=["name", "reply_timeout"])
+            return campaign
+        campaign = self.save(commit=False)
+        if campaign.created_by_id is None:
+            campaign.created_by_id = created_by.pk
+        campaign.save()
+        self.save_m2m()
+        return campaign
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

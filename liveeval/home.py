@@ -1,13 +1,15 @@
+"""The live evaluation's parts of the home page: a judge's waiting conversations, the campaigns."""
+
 from __future__ import annotations
 
 from typing import Any
 
 from evalsite import roles
-from evalsite.home import HomeSection
+from evalsite.home import HomePart, register
 from liveeval.models import Campaign, ChatSession
 
 
-def judge_section(user: Any) -> HomeSection:
+def judge_section(user: Any) -> HomePart:
     mine = ChatSession.objects.filter(
         user=user, kind=ChatSession.Kind.JUDGED, campaign__status=Campaign.Status.OPEN
     )
@@ -19,8 +21,7 @@ def judge_section(user: Any) -> HomeSection:
         .count()
     )
     done = mine.filter(rating__isnull=False).count()
-    return HomeSection(
-        roles.JUDGES,
+    return HomePart(
         "liveeval/_home_judge.html",
         {
             "pending": pending,
@@ -34,3 +35,13 @@ def judge_section(user: Any) -> HomeSection:
 
 def coordinator_campaigns(user: Any) -> dict[str, Any]:
     return {"live_campaigns": list(Campaign.objects.all()[:20])}
+
+
+def coordinator_part(user: Any) -> HomePart:
+    return HomePart("liveeval/_home_coordinator.html", coordinator_campaigns(user))
+
+
+def register_home_parts() -> None:
+    """The judge's section, and the live campaigns in the coordinator's."""
+    register(roles.JUDGES, judge_section)
+    register(roles.COORDINATORS, coordinator_part)

@@ -178,23 +178,7 @@ def campaign_edit(request: HttpRequest, campaign_id: int | None = None) -> HttpR
     initial = {"today": timezone.localdate(), "judgements_per_pair": 3, "max_turns": 20}
     form = CampaignForm(request.POST or None, instance=campaign, initial=initial)
     if request.method == "POST" and form.is_valid():
-        if campaign is not None and campaign.status == Campaign.Status.OPEN:
-            # In an open campaign only the judges change, and that goes through re-planning.
-            chosen = set(form.cleaned_data["judges"])
-            current = set(campaign.judges.all())
-            for judge in sorted(chosen - current, key=lambda u: u.pk):
-                campaigns.add_judge(campaign, judge)
-            for judge in sorted(current - chosen, key=lambda u: u.pk):
-                campaigns.remove_judge(campaign, judge)
-            campaign.name = form.cleaned_data["name"]
-            campaign.reply_timeout = form.cleaned_data["reply_timeout"]
-            campaign.save(update_fields=["name", "reply_timeout"])
-        else:
-            campaign = form.save(commit=False)
-            if campaign.created_by_id is None:
-                campaign.created_by_id = request.user.pk
-            campaign.save()
-            form.save_m2m()
+        campaign = form.save_campaign(created_by=request.user)
         messages.success(request, _("Campaign saved."))
         return redirect("liveeval:campaign_detail", campaign_id=campaign.pk)
     return render(request, "liveeval/campaign_form.html", {"form": form, "campaign": campaign})

@@ -1,7 +1,7 @@
 """Browser tests: Debian's chromium, driven by Playwright, against daphne.
 
 pytest-django's ``live_server`` speaks WSGI only, so these tests serve the app
-with a real daphne process on a database of its own (see ``evalsite.servers``).
+with a real daphne process on a database of its own (see ``testing.servers``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
-from evalsite.servers import Daphne, TemporaryDatabase
+from testing.servers import Daphne, TemporaryDatabase
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -45,7 +45,8 @@ def app_server() -> Iterator[tuple[TemporaryDatabase, Daphne]]:
         env = database.env()
         database.manage("migrate", "--noinput", env=env)
         database.manage("seed_demo", "--password", DEMO_PASSWORD, env=env)
-        with Daphne(env) as server:
+        # The served application, with the counting job kind that the job tests start.
+        with Daphne(env, application="testing.asgi:application") as server:
             yield database, server
 
 

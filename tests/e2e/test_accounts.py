@@ -3,6 +3,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
+from testing import counting
+from testing.servers import Daphne, TemporaryDatabase
 from tests.e2e.conftest import log_in
 
 pytestmark = pytest.mark.e2e
@@ -25,12 +27,16 @@ def test_a_judge_logs_in_switches_to_chinese_and_logs_out(page: Page, base_url: 
     expect(page).to_have_url(f"{base_url}/accounts/login/?next=/")
 
 
-def test_a_coordinator_sees_a_job_finish_live(page: Page, base_url: str) -> None:
+def test_a_coordinator_sees_a_job_finish_live(
+    page: Page, base_url: str, app_server: tuple[TemporaryDatabase, Daphne]
+) -> None:
+    database, server = app_server
+    job_id = counting.store_interrupted(database, server.env, total=15, delay=0.1)
     log_in(page, base_url, "coordinator")
     expect(page.locator('[data-role="coordinators"]')).to_be_visible()
     page.goto(f"{base_url}/jobs/")
-    page.fill("#id_total", "15")
-    page.get_by_role("button", name="Start").click()
+    page.get_by_role("link", name=str(job_id), exact=True).click()
+    page.get_by_role("button", name="Resume").click()
     bar = page.locator(".job-bar")
     expect(bar).to_have_attribute("data-status", "done", timeout=15_000)
     expect(bar).to_have_attribute("data-percent", "100")

@@ -6,7 +6,7 @@ import openpyxl
 import pytest
 from playwright.sync_api import Page, expect
 
-from evalsite.servers import Daphne, TemporaryDatabase
+from testing.servers import Daphne, TemporaryDatabase
 from tests.e2e.conftest import log_in
 
 pytestmark = pytest.mark.e2e

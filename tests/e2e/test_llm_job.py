@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from evalsite.servers import Daphne, TemporaryDatabase
+from testing.servers import Daphne, TemporaryDatabase
 from tests.e2e.conftest import log_in
 from tests.fake_openai import Answer, FakeOpenAI, reply, slow
 

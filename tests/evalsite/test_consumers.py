@@ -16,7 +16,7 @@ ORIGIN = (b"origin", b"http://localhost")
 
 
 async def test_anonymous_users_are_refused() -> None:
-    job = await database_sync_to_async(jobs.create)("evalsite.count", {"total": 1})
+    job = await database_sync_to_async(jobs.create)("testing.count", {"total": 1})
     communicator = WebsocketCommunicator(
         application, f"/ws/jobs/{job.pk}/", headers=[ORIGIN, (b"host", b"localhost")]
     )
@@ -26,7 +26,7 @@ async def test_anonymous_users_are_refused() -> None:
 
 
 async def test_a_foreign_origin_is_refused(coordinator: User) -> None:
-    job = await database_sync_to_async(jobs.create)("evalsite.count", {}, user=coordinator)
+    job = await database_sync_to_async(jobs.create)("testing.count", {}, user=coordinator)
     headers = await session_headers(coordinator, origin=b"http://evil.example.com")
     communicator = WebsocketCommunicator(application, f"/ws/jobs/{job.pk}/", headers=headers)
     connected, _ = await communicator.connect()
@@ -35,7 +35,7 @@ async def test_a_foreign_origin_is_refused(coordinator: User) -> None:
 
 
 async def test_another_users_job_is_refused(judge: User, other_judge: User) -> None:
-    job = await database_sync_to_async(jobs.create)("evalsite.count", {}, user=judge)
+    job = await database_sync_to_async(jobs.create)("testing.count", {}, user=judge)
     headers = await session_headers(other_judge)
     communicator = WebsocketCommunicator(application, f"/ws/jobs/{job.pk}/", headers=headers)
     connected, _ = await communicator.connect()
@@ -44,7 +44,7 @@ async def test_another_users_job_is_refused(judge: User, other_judge: User) -> N
 
 
 async def test_the_owner_sees_progress_pushed_live(judge: User) -> None:
-    job = await database_sync_to_async(jobs.create)("evalsite.count", {"total": 3}, user=judge)
+    job = await database_sync_to_async(jobs.create)("testing.count", {"total": 3}, user=judge)
     headers = await session_headers(judge)
     communicator = WebsocketCommunicator(application, f"/ws/jobs/{job.pk}/", headers=headers)
     connected, _ = await communicator.connect()
@@ -61,4 +61,18 @@ async def test_the_owner_sees_progress_pushed_live(judge: User) -> None:
     assert 'data-percent="100"' in frames[-1]
     stored = await database_sync_to_async(Job.objects.get)(pk=job.pk)
     assert stored.status == Job.Status.DONE
+    await communicator.disconnect()
+
+
+async def test_the_socket_closes_once_the_job_has_finished(judge: User) -> None:
+    job = await database_sync_to_async(jobs.create)("testing.count", {"total": 2}, user=judge)
+    await database_sync_to_async(jobs.run)(job)
+    headers = await session_headers(judge)
+    communicator = WebsocketCommunicator(application, f"/ws/jobs/{job.pk}/", headers=headers)
+    connected, _ = await communicator.connect()
+    assert connected is True
+    last = await communicator.receive_from(timeout=5)
+    assert 'data-status="done"' in last and 'hx-swap-oob="true"' in last
+    # Nothing more will be pushed; the page polls once for the finished job's card.
+    assert (await communicator.receive_output(timeout=5))["type"] == "websocket.close"
     await communicator.disconnect()

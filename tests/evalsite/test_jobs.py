@@ -5,7 +5,7 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client
+from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import timezone
 
@@ -17,7 +17,7 @@ from evalsite.models import Job
 class TestRunInline:
     def test_it_reports_progress_and_completes(self) -> None:
         seen: list[tuple[str, int]] = []
-        job = jobs.create("evalsite.count", {"total": 12})
+        job = jobs.create("testing.count", {"total": 12})
         finished = jobs.run(job, on_progress=lambda j: seen.append((j.status, j.done)))
         assert finished.status == Job.Status.DONE
         assert (finished.done, finished.total, finished.percent) == (12, 12, 100)
@@ -29,7 +29,7 @@ class TestRunInline:
         assert stored.status == Job.Status.DONE and stored.done == 12
 
     def test_it_records_a_failure_with_its_reason(self) -> None:
-        job = jobs.run(jobs.create("evalsite.count", {"total": 10, "fail_at": 7}))
+        job = jobs.run(jobs.create("testing.count", {"total": 10, "fail_at": 7}))
         job.refresh_from_db()
         assert job.status == Job.Status.FAILED
         assert job.errors == ["step 7 failed on purpose"]
@@ -37,7 +37,7 @@ class TestRunInline:
         assert job.checkpoint["counted"] == list(range(7))
 
     def test_a_failed_job_resumes_from_its_checkpoint(self) -> None:
-        job = jobs.run(jobs.create("evalsite.count", {"total": 10, "fail_at": 7}))
+        job = jobs.run(jobs.create("testing.count", {"total": 10, "fail_at": 7}))
         resumed = jobs.resume(job, background=False)
         assert isinstance(resumed, Job)
         assert resumed.status == Job.Status.DONE
@@ -50,7 +50,7 @@ class TestRunInline:
             jobs.create("nope.nothing")
 
     def test_it_refuses_to_resume_a_finished_job(self) -> None:
-        job = jobs.run(jobs.create("evalsite.count", {"total": 2}))
+        job = jobs.run(jobs.create("testing.count", {"total": 2}))
         with pytest.raises(jobs.JobError, match="only interrupted or failed"):
             jobs.resume(job)
 
@@ -59,7 +59,7 @@ class TestRunInline:
 class TestInterruption:
     def _orphan(self, **fields: object) -> Job:
         defaults: dict[str, object] = {
-            "kind": "evalsite.count",
+            "kind": "testing.count",
             "params": {"total": 8},
             "status": Job.Status.RUNNING,
             "done": 5,
@@ -107,7 +107,7 @@ class TestInterruption:
 @pytest.mark.django_db(transaction=True)
 class TestBackground:
     def test_a_started_job_runs_without_blocking(self, coordinator: User) -> None:
-        job = jobs.create("evalsite.count", {"total": 6, "delay": 0.05}, user=coordinator)
+        job = jobs.create("testing.count", {"total": 6, "delay": 0.05}, user=coordinator)
         began = time.monotonic()
         thread = jobs.start(job)
         assert time.monotonic() - began < 0.5
@@ -119,7 +119,10 @@ class TestBackground:
 @pytest.mark.django_db(transaction=True)
 class TestJobPages:
     def test_a_coordinator_starts_a_job_and_watches_it(self, coordinator_client: Client) -> None:
-        response = coordinator_client.post(reverse("job_start_count"), {"total": "3", "delay": "0"})
+        waiting = Job.objects.create(
+            kind="testing.count", params={"total": 3}, status=Job.Status.INTERRUPTED
+        )
+        response = coordinator_client.post(reverse("job_resume", args=[waiting.pk]))
         assert response.status_code == 302
         job = Job.objects.get()
         assert response["Location"] == reverse("job_detail", args=[job.pk])
@@ -134,7 +137,7 @@ class TestJobPages:
         assert 'data-percent="100"' in html
 
     def test_the_progress_partial_is_served_to_htmx(self, coordinator: User) -> None:
-        job = jobs.run(jobs.create("evalsite.count", {"total": 2}, user=coordinator))
+        job = jobs.run(jobs.create("testing.count", {"total": 2}, user=coordinator))
         client = Client()
         client.force_login(coordinator)
         html = client.get(reverse("job_detail", args=[job.pk]), HTTP_HX_REQUEST="true").content
@@ -143,7 +146,7 @@ class TestJobPages:
     def test_only_the_owner_or_a_coordinator_sees_a_job(
         self, judge: User, judge_client: Client, other_judge: User
     ) -> None:
-        job = jobs.run(jobs.create("evalsite.count", {"total": 1}, user=judge))
+        job = jobs.run(jobs.create("testing.count", {"total": 1}, user=judge))
         assert judge_client.get(reverse("job_detail", args=[job.pk])).status_code == 200
         stranger = Client()
         stranger.force_login(other_judge)
@@ -151,7 +154,7 @@ class TestJobPages:
         assert stranger.post(reverse("job_resume", args=[job.pk])).status_code == 403
 
     def test_resume_from_the_page(self, coordinator: User, coordinator_client: Client) -> None:
-        job = jobs.run(jobs.create("evalsite.count", {"total": 4, "fail_at": 2}, user=coordinator))
+        job = jobs.run(jobs.create("testing.count", {"total": 4, "fail_at": 2}, user=coordinator))
         response = coordinator_client.post(reverse("job_resume", args=[job.pk]))
         assert response.status_code == 302
         deadline = time.monotonic() + 10
@@ -161,3 +164,68 @@ class TestJobPages:
                 break
             time.sleep(0.05)
         assert job.status == Job.Status.DONE and job.result["counted"] == 4
+
+
+@pytest.mark.django_db
+class TestHowThePageWatchesAJob:
+    """The page watches on the socket when the job's pushes reach it, and polls otherwise."""
+
+    def _running(self, coordinator: User, worker: str) -> Job:
+        return Job.objects.create(
+            kind="testing.count",
+            created_by=coordinator,
+            status=Job.Status.RUNNING,
+            total=8,
+            worker=worker,
+            started_at=timezone.now(),
+            heartbeat_at=timezone.now(),
+        )
+
+    def _page(self, client: Client, job: Job) -> str:
+        return client.get(reverse("job_detail", args=[job.pk])).content.decode()
+
+    def test_a_job_running_in_this_process_is_watched_on_its_socket(
+        self, coordinator: User, coordinator_client: Client
+    ) -> None:
+        job = self._running(coordinator, jobs.worker_id())
+        html = self._page(coordinator_client, job)
+        assert f'ws-connect="/ws/jobs/{job.pk}/"' in html
+        # Polling stands by for when the socket is closed.
+        assert "hx-trigger=\"every 2s [this.dataset.socket !== 'open']\"" in html
+
+    def test_a_job_run_by_another_process_on_the_in_memory_layer_is_polled(
+        self, coordinator: User, coordinator_client: Client
+    ) -> None:
+        html = self._page(coordinator_client, self._running(coordinator, "elsewhere:1"))
+        assert "ws-connect" not in html
+        assert 'hx-trigger="every 2s' in html and "hx-get=" in html
+
+    def test_a_job_not_yet_claimed_by_a_worker_is_polled(
+        self, coordinator: User, coordinator_client: Client
+    ) -> None:
+        job = jobs.create("testing.count", {"total": 2}, user=coordinator)
+        html = self._page(coordinator_client, job)
+        assert "ws-connect" not in html and 'hx-trigger="every 2s' in html
+
+    @override_settings(
+        CHANNEL_LAYERS={
+            "default": {
+                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]},
+            }
+        }
+    )
+    def test_a_shared_layer_brings_a_job_run_elsewhere_to_the_socket(
+        self, coordinator: User, coordinator_client: Client
+    ) -> None:
+        job = self._running(coordinator, "elsewhere:1")
+        htmx = coordinator_client.get(reverse("job_detail", args=[job.pk]), HTTP_HX_REQUEST="true")
+        assert f'ws-connect="/ws/jobs/{job.pk}/"' in htmx.content.decode()
+
+    def test_a_finished_job_is_neither_watched_nor_polled(
+        self, coordinator: User, coordinator_client: Client
+    ) -> None:
+        job = jobs.run(jobs.create("testing.count", {"total": 2}, user=coordinator))
+        html = self._page(coordinator_client, job)
+        assert "ws-connect" not in html and "hx-trigger" not in html
+        assert 'data-status="done"' in html

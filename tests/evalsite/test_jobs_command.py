@@ -17,7 +17,7 @@ def run(*args: str) -> str:
 
 
 def test_it_runs_a_job_inline_with_a_progress_bar() -> None:
-    output = run("run", "evalsite.count", "--param", "total=10")
+    output = run("run", "testing.count", "--param", "total=10")
     assert "[" + "#" * 30 + "] 100% 10/10" in output
     assert "[" + "#" * 15 + "." * 15 + "]  50% 5/10" in output
     assert 'done: {"counted": 10, "sum": 45}' in output
@@ -26,7 +26,7 @@ def test_it_runs_a_job_inline_with_a_progress_bar() -> None:
 
 def test_a_failing_job_exits_non_zero_and_resumes() -> None:
     with pytest.raises(CommandError, match="failed: step 3 failed on purpose"):
-        run("run", "evalsite.count", "--param", "total=6", "--param", "fail_at=3")
+        run("run", "testing.count", "--param", "total=6", "--param", "fail_at=3")
     job = Job.objects.get()
     output = run("resume", str(job.pk))
     assert '"counted": 6' in output
@@ -38,11 +38,11 @@ def test_it_names_what_is_wrong() -> None:
     with pytest.raises(CommandError, match="unknown job kind 'nope'"):
         run("run", "nope")
     with pytest.raises(CommandError, match="NAME=VALUE"):
-        run("run", "evalsite.count", "--param", "oops")
+        run("run", "testing.count", "--param", "oops")
     with pytest.raises(CommandError, match="no job 999"):
         run("resume", "999")
 
 
 def test_it_lists_jobs() -> None:
-    run("run", "evalsite.count", "--param", "total=2")
-    assert "evalsite.count" in run("list") and "done" in run("list")
+    run("run", "testing.count", "--param", "total=2")
+    assert "testing.count" in run("list") and "done" in run("list")

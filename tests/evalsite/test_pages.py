@@ -64,6 +64,23 @@ class TestHome:
         assert 'data-role="coordinators"' in html
         assert reverse("job_list") in html
 
+    def test_each_app_adds_its_part_to_the_coordinator_section(
+        self, coordinator_client: Client
+    ) -> None:
+        html = coordinator_client.get(reverse("home")).content.decode()
+        section = html.split('data-role="coordinators"', 1)[1].split("</section>", 1)[0]
+        headings = ["Coordinator", "Live evaluation campaigns", "Annotation campaigns"]
+        at = [section.index(f">{heading}</h") for heading in headings]
+        assert at == sorted(at), "evalsite's heading first, then the apps in installed order"
+        assert reverse("liveeval:campaign_new") in section
+        assert reverse("annotation:import_transcripts") in section
+
+    def test_it_refuses_a_part_for_an_unknown_role(self) -> None:
+        from evalsite.home import HomePart, register
+
+        with pytest.raises(ValueError, match="unknown role 'wizards'"):
+            register("wizards", lambda user: HomePart("home/_coordinator.html"))
+
     def test_it_shows_every_role_someone_holds(self) -> None:
         client = logged_in(make_user("multi", roles.JUDGES, roles.ANNOTATORS))
         html = client.get(reverse("home")).content.decode()

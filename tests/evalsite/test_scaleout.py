@@ -9,7 +9,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import websockets
 
-from evalsite.servers import Daphne, TemporaryDatabase
+from testing import counting
+from testing.servers import Daphne, TemporaryDatabase
+
+COUNTING_APP = "testing.asgi:application"
 
 pytestmark = pytest.mark.services
 
@@ -42,29 +45,34 @@ def test_a_job_started_on_one_worker_streams_progress_to_a_socket_on_the_other(
         env = database.env(REDIS_URL=services["REDIS_URL"])
         database.manage("migrate", "--noinput", env=env)
         database.manage("seed_demo", "--users-only", "--password", "scale-out-pass", env=env)
-        with Daphne(env) as first, Daphne(env) as second:
+        job_id = counting.store_interrupted(database, env, total=40, delay=0.1)
+        with Daphne(env) as first, Daphne(env, application=COUNTING_APP) as second:
             cookie = _login_cookie(first, "coordinator", "scale-out-pass")
             # A thread of its own: browser tests may leave an event loop running in this one.
             with ThreadPoolExecutor(1) as pool:
-                pool.submit(asyncio.run, _watch_job_across_workers(first, second, cookie)).result()
+                pool.submit(
+                    asyncio.run, _watch_job_across_workers(first, second, cookie, job_id)
+                ).result()
 
 
-async def _watch_job_across_workers(first: Daphne, second: Daphne, cookie: str) -> None:
+async def _watch_job_across_workers(
+    first: Daphne, second: Daphne, cookie: str, job_id: int
+) -> None:
     import re
 
-    # The job is created and run by the second worker.
+    # The job is started, through its Resume button, and run by the second worker.
     opener = urllib.request.build_opener()
     opener.addheaders = [("Cookie", cookie)]
-    jobs_page = opener.open(f"{second.url}/jobs/").read().decode()
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', jobs_page)
+    job_page = opener.open(f"{second.url}/jobs/{job_id}/").read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', job_page)
     assert token is not None
 
-    form = f"total=40&delay=0.1&csrfmiddlewaretoken={token.group(1)}".encode()
+    form = f"csrfmiddlewaretoken={token.group(1)}".encode()
     request = urllib.request.Request(
-        f"{second.url}/jobs/count/", data=form, headers={"Referer": second.url}
+        f"{second.url}/jobs/{job_id}/resume/", data=form, headers={"Referer": second.url}
     )
     response = await asyncio.to_thread(opener.open, request)
-    job_id = int(response.url.rstrip("/").rsplit("/", 1)[1])
+    assert int(response.url.rstrip("/").rsplit("/", 1)[1]) == job_id
 
     # The browser watches it over a WebSocket on the first worker.
     async with websockets.connect(

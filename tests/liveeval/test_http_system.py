@@ -26,12 +26,12 @@ from typing import Any, cast
 import pytest
 from django.core.management import CommandError, call_command
 
-from evalsite.servers import free_port
 from liveeval.booking.goals import goal_met
 from liveeval.booking.offers import World
 from liveeval.models import Booking, ChatSession, DialogueSystem, Message
 from liveeval.systems.base import Reply, SystemContext, SystemUnavailable
 from liveeval.systems.http import HttpConfig, HttpConfigError, HttpSystem, payload
+from testing.servers import free_port
 from tests.liveeval.test_booking_api import FLIGHT_GOAL, TODAY, tiny_world
 
 ROOT = Path(__file__).resolve().parents[2]

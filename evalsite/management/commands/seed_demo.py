@@ -1,16 +1,15 @@
 from __future__ import annotations
 
-import importlib
-import importlib.util
-from typing import Any
+from typing import Any, TextIO, cast
 
-from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
+from annotation import demo as annotation_demo
 from evalsite import roles
+from liveeval import demo as live_demo
 
 DEMO_USERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("coordinator", (roles.COORDINATORS,)),
@@ -45,12 +44,10 @@ class Command(BaseCommand):
         with transaction.atomic():
             self._create_users(password)
         if not options["users_only"]:
-            for config in apps.get_app_configs():
-                module_name = f"{config.name}.demo"
-                if importlib.util.find_spec(module_name) is None:
-                    continue
-                module = importlib.import_module(module_name)
-                module.seed(self.stdout)
+            # Django's OutputWrapper writes like the text stream the demo modules expect.
+            stdout = cast(TextIO, self.stdout)
+            live_demo.seed(stdout)
+            annotation_demo.seed(stdout)
         self.stdout.write(self.style.SUCCESS("Demo logins (username / password):"))
         for username, held in DEMO_USERS:
             self.stdout.write(f"  {username:<12} {password:<16} {', '.join(held)}")
