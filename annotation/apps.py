@@ -13,7 +13,10 @@ class AnnotationConfig(AppConfig):
         # Registers the import, report and LLM-scoring job kinds with the job runner, in every
         # process, so that any worker or `manage.py jobs resume` can continue them.
         from annotation import jobs, report  # noqa: F401
+        from annotation.demo import seed as seed_demo
         from annotation.home import register_home_parts
         from annotation.llm_evaluator import job  # noqa: F401
+        from evalsite.demo import register as register_demo
 
         register_home_parts()
+        register_demo(seed_demo)

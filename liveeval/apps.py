@@ -10,8 +10,12 @@ class LiveEvalConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # Registers the simulation job kind with the job runner, in every process.
+        # Registers the simulation job kind with the job runner, in every process, and the
+        # app's parts of the home page and its demo data.
+        from evalsite.demo import register as register_demo
+        from liveeval.demo import seed as seed_demo
         from liveeval.home import register_home_parts
         from liveeval.simulation import job  # noqa: F401
 
         register_home_parts()
+        register_demo(seed_demo)

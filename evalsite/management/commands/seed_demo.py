@@ -7,9 +7,7 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
-from annotation import demo as annotation_demo
-from evalsite import roles
-from liveeval import demo as live_demo
+from evalsite import demo, roles
 
 DEMO_USERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("coordinator", (roles.COORDINATORS,)),
@@ -46,8 +44,7 @@ class Command(BaseCommand):
         if not options["users_only"]:
             # Django's OutputWrapper writes like the text stream the demo modules expect.
             stdout = cast(TextIO, self.stdout)
-            live_demo.seed(stdout)
-            annotation_demo.seed(stdout)
+            demo.seed_all(stdout)
         self.stdout.write(self.style.SUCCESS("Demo logins (username / password):"))
         for username, held in DEMO_USERS:
             self.stdout.write(f"  {username:<12} {password:<16} {', '.join(held)}")
