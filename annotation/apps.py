@@ -11,7 +11,8 @@ class AnnotationConfig(AppConfig):
 
     def ready(self) -> None:
         # Registers the import, report and LLM-scoring job kinds with the job runner, in every
-        # process, so that any worker or `manage.py jobs resume` can continue them.
+        # process, so that any worker or `manage.py jobs resume` can continue them; and the
+        # app's parts of the home page and its demo data.
         from annotation import jobs, report  # noqa: F401
         from annotation.demo import seed as seed_demo
         from annotation.home import register_home_parts
