@@ -12,4 +12,5 @@ class AnnotationConfig(AppConfig):
     def ready(self) -> None:
         # Registers the import, report and LLM-scoring job kinds with the job runner, in every
         # process, so that any worker or `manage.py jobs resume` can continue them.
-        from annotation import jobs, llm_evaluator, report  # noqa: F401
+        from annotation import jobs, llm_evaluator  # noqa: F401
+        from annotation.report import job  # noqa: F401

@@ -1,12 +1,10 @@
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import include, path
 
 from annotation import views
 
-app_name = "annotation"
-
-urlpatterns = [
+campaign_patterns = [
     path("campaigns/", views.campaigns, name="campaigns"),
     path("import/", views.import_transcripts, name="import_transcripts"),
     path("import/llm-scores/", views.import_scores, name="import_scores"),
@@ -20,4 +18,11 @@ urlpatterns = [
     path("<int:campaign_id>/mine/", views.mine, name="mine"),
     path("<int:campaign_id>/items/<int:transcript_id>/", views.item, name="item"),
     path("<int:campaign_id>/items/<int:transcript_id>/skip/", views.skip, name="skip"),
+]
+
+# Each part keeps its own namespace: "annotation" for the campaigns, "annotation_report" for
+# the agreement report.
+urlpatterns = [
+    path("report/", include("annotation.report.urls")),
+    path("", include((campaign_patterns, "annotation"))),
 ]

@@ -17,7 +17,6 @@ urlpatterns = [
     path("live/simulate/", include("liveeval.simulation_urls")),
     path("live/", include("liveeval.urls")),
     path("api/booking/", include("liveeval.api_urls")),
-    path("annotation/report/", include("annotation.report_urls")),
     path("annotation/concept/", include("annotation.concept_urls")),
     path("annotation/llm/", include("annotation.llm_urls")),
     path("annotation/", include("annotation.urls")),

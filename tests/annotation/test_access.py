@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Campaign
-from annotation.urls import urlpatterns
+from annotation.urls import campaign_patterns as urlpatterns
 from evalsite import roles
 from tests.annotation.conftest import person
 

@@ -8,14 +8,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evalsite.agreement import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    LEVELS,
-    InputError,
-    human_llm_agreement,
-    read_long_csv,
-)
+from evalsite.agreement.common import DEFAULT_RESAMPLES, DEFAULT_SEED, LEVELS, InputError
+from evalsite.agreement.engine import human_llm_agreement
+from evalsite.agreement.long_csv import read_long_csv
 
 # Rows of the table format: (label, path into a block, path to its CI or None).
 TABLE_ROWS: tuple[tuple[str, tuple[str, ...], tuple[str, ...] | None], ...] = (

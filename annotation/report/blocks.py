@@ -1,0 +1,148 @@
+"""The blocks of a computed report, read back from its JSON as typed values.
+
+A report is cached as plain JSON (the job's ``result``). Its readers (the page, the figures,
+the verdict and the exports) take each block through `RatedBlock.from_json` or
+`PairwiseBlock.from_json`, so that a field is reached by attribute, and a field a block lacks
+(a block that failed, or none at all) reads as None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from evalsite.agreement.common import Interval
+from evalsite.agreement.engine import AgreementBlock, AlphaIntervals, Alphas, JsonObject
+
+
+def _mapping(value: object) -> Mapping[str, object]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) else None
+
+
+def _number(value: object) -> float | None:
+    return None if value is None else float(value)  # type: ignore[arg-type]
+
+
+def _interval(value: object) -> Interval | None:
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        return None
+    return float(value[0]), float(value[1])
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How many items each statistic rests on (the block's ``n``)."""
+
+    items: int | None = None
+    alpha_humans: int | None = None
+    alpha_humans_plus_llm: int | None = None
+    paired: int | None = None
+
+    def as_json(self) -> JsonObject:
+        return {
+            "items": self.items,
+            "alpha_humans": self.alpha_humans,
+            "alpha_humans_plus_llm": self.alpha_humans_plus_llm,
+            "paired": self.paired,
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> Sizes:
+        found = _mapping(data)
+        return cls(
+            items=_count(found.get("items")),
+            alpha_humans=_count(found.get("alpha_humans")),
+            alpha_humans_plus_llm=_count(found.get("alpha_humans_plus_llm")),
+            paired=_count(found.get("paired")),
+        )
+
+
+@dataclass(frozen=True)
+class RatedBlock:
+    """The agreement of a rated dimension, of the pooled dimensions, or of one breakdown group.
+
+    ``error`` says why the engine could not analyse the scores; ``by`` holds the breakdown
+    groups (column -> value -> block); ``dimensions`` the keys a pooled block pools.
+    """
+
+    agreement: AgreementBlock = field(default_factory=AgreementBlock)
+    n: Sizes = field(default_factory=Sizes)
+    error: str | None = None
+    by: dict[str, dict[str, RatedBlock]] = field(default_factory=dict)
+    dimensions: list[str] = field(default_factory=list)
+
+    @property
+    def notes(self) -> list[str]:
+        return self.agreement.notes
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object] | None) -> RatedBlock:
+        if not data:
+            return cls()
+        error = data.get("error")
+        dimensions = data.get("dimensions")
+        return cls(
+            agreement=AgreementBlock.from_json(data),
+            n=Sizes.from_json(data.get("n")),
+            error=str(error) if error else None,
+            by={
+                str(column): {
+                    str(value): cls.from_json(_mapping(group))
+                    for value, group in _mapping(groups).items()
+                }
+                for column, groups in _mapping(data.get("by")).items()
+            },
+            dimensions=[str(key) for key in dimensions] if isinstance(dimensions, list) else [],
+        )
+
+
+@dataclass(frozen=True)
+class PairwiseBlock:
+    """A pairwise dimension: which response people prefer, how far they agree (α), and how
+    often the LLM picks the people's majority."""
+
+    n_items: int | None = None
+    n_judgements: int | None = None
+    share_a: float | None = None
+    share_b: float | None = None
+    share_other: float | None = None
+    error: str | None = None
+    alpha: Alphas = field(default_factory=Alphas)
+    alpha_ci: AlphaIntervals = field(default_factory=AlphaIntervals)
+    notes: list[str] = field(default_factory=list)
+    n: Sizes = field(default_factory=Sizes)
+    llm_share_a: float | None = None
+    llm_majority_agreement: float | None = None
+    llm_majority_agreement_ci: Interval | None = None
+    n_majority_items: int | None = None
+
+    @property
+    def rated(self) -> RatedBlock:
+        """Its α as a rated block, so that the α columns read it like any other."""
+        agreement = AgreementBlock(alpha=self.alpha, alpha_ci=self.alpha_ci, notes=self.notes)
+        return RatedBlock(agreement=agreement, n=self.n, error=self.error)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> PairwiseBlock:
+        error = data.get("error")
+        notes = data.get("notes")
+        return cls(
+            n_items=_count(data.get("n_items")),
+            n_judgements=_count(data.get("n_judgements")),
+            share_a=_number(data.get("share_a")),
+            share_b=_number(data.get("share_b")),
+            share_other=_number(data.get("share_other")),
+            error=str(error) if error else None,
+            alpha=Alphas.from_json(data.get("alpha")),
+            alpha_ci=AlphaIntervals.from_json(data.get("alpha_ci")),
+            notes=[str(note) for note in notes] if isinstance(notes, list) else [],
+            n=Sizes.from_json(data.get("n")),
+            llm_share_a=_number(data.get("llm_share_a")),
+            llm_majority_agreement=_number(data.get("llm_majority_agreement")),
+            llm_majority_agreement_ci=_interval(data.get("llm_majority_agreement_ci")),
+            n_majority_items=_count(data.get("n_majority_items")),
+        )
