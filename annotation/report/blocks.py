@@ -79,6 +79,24 @@ class RatedBlock:
     def notes(self) -> list[str]:
         return self.agreement.notes
 
+    def as_json(self) -> JsonObject:
+        """The block as the report stores it: the engine's fields, then ``by`` and ``n``; only
+        ``error`` for a block that failed; ``dimensions`` for a pooled block."""
+        found: JsonObject
+        if self.error is not None:
+            found = {"error": self.error}
+        else:
+            found = self.agreement.as_json()
+            if self.by:
+                found["by"] = {
+                    column: {value: group.as_json() for value, group in groups.items()}
+                    for column, groups in self.by.items()
+                }
+            found["n"] = self.n.as_json()
+        if self.dimensions:
+            found["dimensions"] = self.dimensions
+        return found
+
     @classmethod
     def from_json(cls, data: Mapping[str, object] | None) -> RatedBlock:
         if not data:
@@ -119,6 +137,30 @@ class PairwiseBlock:
     llm_majority_agreement: float | None = None
     llm_majority_agreement_ci: Interval | None = None
     n_majority_items: int | None = None
+
+    def as_json(self) -> JsonObject:
+        """The block as the report stores it; α, its CI and ``n`` are null when it failed."""
+        failed = self.error is not None
+        return {
+            "n_items": self.n_items,
+            "n_judgements": self.n_judgements,
+            "share_a": self.share_a,
+            "share_b": self.share_b,
+            "share_other": self.share_other,
+            "error": self.error,
+            "alpha": None if failed else self.alpha.as_json(),
+            "alpha_ci": None if failed else self.alpha_ci.as_json(),
+            "notes": self.notes,
+            "n": None if failed else self.n.as_json(),
+            "llm_share_a": self.llm_share_a,
+            "llm_majority_agreement": self.llm_majority_agreement,
+            "llm_majority_agreement_ci": (
+                None
+                if self.llm_majority_agreement_ci is None
+                else list(self.llm_majority_agreement_ci)
+            ),
+            "n_majority_items": self.n_majority_items,
+        }
 
     @property
     def rated(self) -> RatedBlock:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.models import Campaign
+from annotation.report.blocks import PairwiseBlock, RatedBlock, Sizes
 from annotation.report.dimensions import POOLED, DimensionSpec, pooled_dimensions
 from annotation.report.items import disagreements, histograms, scatter
 from annotation.report.scores import long_scores
@@ -30,7 +32,7 @@ from evalsite.agreement.common import (
     Level,
     StatisticUndefined,
 )
-from evalsite.agreement.engine import human_llm_agreement
+from evalsite.agreement.engine import agreement_blocks
 from evalsite.agreement.rates import RatioOfSums
 
 # Raised whenever the stored shape of a report changes, so older results count as stale.
@@ -133,14 +135,18 @@ def agreement_report(
             advance(_agreement_message(spec.key, evaluator))
             subset = rows[rows["dimension"] == spec.key]
             if spec.is_pairwise:
-                evaluation["pairwise"][spec.key] = _pairwise(subset, spec, rater, resamples, seed)
+                evaluation["pairwise"][spec.key] = _pairwise(
+                    subset, spec, rater, resamples, seed
+                ).as_json()
             else:
                 evaluation["dimensions"][spec.key] = _dimension_block(
                     subset, spec, rater, breakdowns, resamples, seed
-                )
+                ).as_json()
         if pooled:
             advance(_agreement_message(POOLED, evaluator))
-            evaluation["pooled"] = _pooled_block(rows, pooled, rater, breakdowns, resamples, seed)
+            evaluation["pooled"] = _pooled_block(
+                rows, pooled, rater, breakdowns, resamples, seed
+            ).as_json()
         evaluation["scatter"] = scatter(rows, present, rater, seed)
         evaluation["disagreements"] = disagreements(rows, present, rater)[:DISAGREEMENTS_SHOWN]
         evaluations.append(evaluation)
@@ -182,22 +188,22 @@ def _verdict_dimension(
     return rated[0] if rated else None
 
 
-def _sizes(rows: pd.DataFrame, rater: str | None) -> dict[str, int]:
+def _sizes(rows: pd.DataFrame, rater: str | None) -> Sizes:
     """How many items each statistic can use: α needs two scores on an item, the LLM
     comparisons an LLM score and at least one human score."""
     human = rows[~rows["is_llm"]].groupby("item").size()
     everyone = rows.groupby("item").size()
-    sizes = {
-        "items": int(rows["item"].nunique()),
-        "alpha_humans": int((human >= 2).sum()),
-        "alpha_humans_plus_llm": 0,
-        "paired": 0,
-    }
-    if rater is not None:
-        machine = set(rows.loc[rows["rater"] == rater, "item"])
-        sizes["alpha_humans_plus_llm"] = int((everyone >= 2).sum())
-        sizes["paired"] = len(machine & set(human.index))
-    return sizes
+    items = int(rows["item"].nunique())
+    alpha_humans = int((human >= 2).sum())
+    if rater is None:
+        return Sizes(items=items, alpha_humans=alpha_humans, alpha_humans_plus_llm=0, paired=0)
+    machine = set(rows.loc[rows["rater"] == rater, "item"])
+    return Sizes(
+        items=items,
+        alpha_humans=alpha_humans,
+        alpha_humans_plus_llm=int((everyone >= 2).sum()),
+        paired=len(machine & set(human.index)),
+    )
 
 
 def _engine(
@@ -209,9 +215,9 @@ def _engine(
     by: Sequence[str],
     resamples: int,
     seed: int,
-) -> dict[str, Any]:
+) -> RatedBlock:
     try:
-        found = human_llm_agreement(
+        found = agreement_blocks(
             rows,
             llm=rater,
             level=level,
@@ -221,13 +227,18 @@ def _engine(
             by=by,
         )
     except InputError as error:
-        return {"error": str(error)}
-    block: dict[str, Any] = next(iter(found["dimensions"].values()))
-    block["n"] = _sizes(rows, rater)
-    for column, groups in block.get("by", {}).items():
-        for value, group in groups.items():
-            group["n"] = _sizes(rows[rows[column].astype(str) == value], rater)
-    return block
+        return RatedBlock(error=str(error))
+    block = next(iter(found.values()))
+    groups = {
+        column: {
+            value: RatedBlock(
+                agreement=group, n=_sizes(rows[rows[column].astype(str) == value], rater)
+            )
+            for value, group in values.items()
+        }
+        for column, values in (block.by or {}).items()
+    }
+    return RatedBlock(agreement=replace(block, by=None), n=_sizes(rows, rater), by=groups)
 
 
 def _dimension_block(
@@ -237,7 +248,7 @@ def _dimension_block(
     breakdowns: Sequence[str],
     resamples: int,
     seed: int,
-) -> dict[str, Any]:
+) -> RatedBlock:
     block = _engine(
         rows,
         rater=rater,
@@ -247,9 +258,10 @@ def _dimension_block(
         resamples=resamples,
         seed=seed,
     )
-    if "error" not in block:
-        block["llm"] = None if rater is None else _original_name(rows, rater)
-    return block
+    if block.error is not None:
+        return block
+    llm = None if rater is None else _original_name(rows, rater)
+    return replace(block, agreement=replace(block.agreement, llm=llm))
 
 
 def _original_name(rows: pd.DataFrame, rater: str) -> str | None:
@@ -264,7 +276,7 @@ def _pooled_block(
     breakdowns: Sequence[str],
     resamples: int,
     seed: int,
-) -> dict[str, Any]:
+) -> RatedBlock:
     """Every pooled dimension's items as units of one α, as the CONCEPT study reports it."""
     keys = [spec.key for spec in pooled]
     subset = rows[rows["dimension"].isin(keys)].copy()
@@ -279,8 +291,7 @@ def _pooled_block(
         resamples=resamples,
         seed=seed,
     )
-    block["dimensions"] = keys
-    return block
+    return replace(block, dimensions=keys)
 
 
 def _vote(value: float, spec: DimensionSpec) -> str:
@@ -293,45 +304,45 @@ def _vote(value: float, spec: DimensionSpec) -> str:
 
 def _pairwise(
     rows: pd.DataFrame, spec: DimensionSpec, rater: str | None, resamples: int, seed: int
-) -> dict[str, Any]:
+) -> PairwiseBlock:
     """Which response people prefer, how far they agree, and how often the LLM picks the
     people's majority (more than half of an item's human answers)."""
     human = rows[~rows["is_llm"]]
     votes = Counter(_vote(value, spec) for value in human["score"])
     judgements = len(human)
-    block: dict[str, Any] = {
-        "n_items": int(rows["item"].nunique()),
-        "n_judgements": judgements,
-        "share_a": votes["a"] / judgements if judgements else None,
-        "share_b": votes["b"] / judgements if judgements else None,
-        "share_other": votes["other"] / judgements if judgements else None,
-    }
     agreement = _engine(
         rows, rater=rater, level="nominal", scale=spec.scale, by=(), resamples=resamples, seed=seed
     )
-    block["error"] = agreement.get("error")
-    block["alpha"] = agreement.get("alpha")
-    block["alpha_ci"] = agreement.get("alpha_ci")
-    block["notes"] = agreement.get("notes", [])
-    block["n"] = agreement.get("n")
-    block.update(_majority_agreement(rows, spec, rater, resamples, seed))
-    return block
+    block = PairwiseBlock(
+        n_items=int(rows["item"].nunique()),
+        n_judgements=judgements,
+        share_a=votes["a"] / judgements if judgements else None,
+        share_b=votes["b"] / judgements if judgements else None,
+        share_other=votes["other"] / judgements if judgements else None,
+        error=agreement.error,
+        alpha=agreement.agreement.alpha,
+        alpha_ci=agreement.agreement.alpha_ci,
+        notes=agreement.notes,
+        n=agreement.n,
+        n_majority_items=0,
+    )
+    return _majority_agreement(block, rows, spec, rater, resamples, seed)
 
 
 def _majority_agreement(
-    rows: pd.DataFrame, spec: DimensionSpec, rater: str | None, resamples: int, seed: int
-) -> dict[str, Any]:
-    found: dict[str, Any] = {
-        "llm_share_a": None,
-        "llm_majority_agreement": None,
-        "llm_majority_agreement_ci": None,
-        "n_majority_items": 0,
-    }
+    block: PairwiseBlock,
+    rows: pd.DataFrame,
+    spec: DimensionSpec,
+    rater: str | None,
+    resamples: int,
+    seed: int,
+) -> PairwiseBlock:
     if rater is None:
-        return found
+        return block
     machine = rows[rows["rater"] == rater].set_index("item")["score"]
     if len(machine):
-        found["llm_share_a"] = sum(_vote(v, spec) == "a" for v in machine) / len(machine)
+        share = sum(_vote(v, spec) == "a" for v in machine) / len(machine)
+        block = replace(block, llm_share_a=share)
     matches: list[float] = []
     for item, group in rows[~rows["is_llm"]].groupby("item", sort=True):
         if item not in machine.index:
@@ -339,16 +350,15 @@ def _majority_agreement(
         value, count = Counter(group["score"]).most_common(1)[0]
         if count * 2 > len(group):
             matches.append(float(abs(machine[item] - value) <= SCORE_TOLERANCE))
-    found["n_majority_items"] = len(matches)
+    block = replace(block, n_majority_items=len(matches))
     if not matches:
-        return found
+        return block
     rate = RatioOfSums(matches, np.ones(len(matches)))
-    found["llm_majority_agreement"] = rate.estimate()
+    block = replace(block, llm_majority_agreement=rate.estimate())
     if resamples:
         try:
-            found["llm_majority_agreement_ci"] = list(
-                bootstrap_ci(rate, resamples=resamples, seed=seed)
-            )
+            interval = bootstrap_ci(rate, resamples=resamples, seed=seed)
         except StatisticUndefined:
-            found["llm_majority_agreement_ci"] = None
-    return found
+            interval = None
+        block = replace(block, llm_majority_agreement_ci=interval)
+    return block
