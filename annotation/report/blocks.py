@@ -12,25 +12,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from evalsite.agreement.common import Interval
-from evalsite.agreement.engine import AgreementBlock, AlphaIntervals, Alphas, JsonObject
-
-
-def _mapping(value: object) -> Mapping[str, object]:
-    return value if isinstance(value, Mapping) else {}
+from evalsite.agreement.results import (
+    AgreementBlock,
+    AlphaIntervals,
+    Alphas,
+    JsonObject,
+    interval_of,
+    mapping_of,
+    number_of,
+)
 
 
 def _count(value: object) -> int | None:
     return value if isinstance(value, int) else None
-
-
-def _number(value: object) -> float | None:
-    return None if value is None else float(value)  # type: ignore[arg-type]
-
-
-def _interval(value: object) -> Interval | None:
-    if not isinstance(value, list | tuple) or len(value) != 2:
-        return None
-    return float(value[0]), float(value[1])
 
 
 @dataclass(frozen=True)
@@ -52,7 +46,7 @@ class Sizes:
 
     @classmethod
     def from_json(cls, data: object) -> Sizes:
-        found = _mapping(data)
+        found = mapping_of(data)
         return cls(
             items=_count(found.get("items")),
             alpha_humans=_count(found.get("alpha_humans")),
@@ -109,10 +103,10 @@ class RatedBlock:
             error=str(error) if error else None,
             by={
                 str(column): {
-                    str(value): cls.from_json(_mapping(group))
-                    for value, group in _mapping(groups).items()
+                    str(value): cls.from_json(mapping_of(group))
+                    for value, group in mapping_of(groups).items()
                 }
-                for column, groups in _mapping(data.get("by")).items()
+                for column, groups in mapping_of(data.get("by")).items()
             },
             dimensions=[str(key) for key in dimensions] if isinstance(dimensions, list) else [],
         )
@@ -175,16 +169,16 @@ class PairwiseBlock:
         return cls(
             n_items=_count(data.get("n_items")),
             n_judgements=_count(data.get("n_judgements")),
-            share_a=_number(data.get("share_a")),
-            share_b=_number(data.get("share_b")),
-            share_other=_number(data.get("share_other")),
+            share_a=number_of(data.get("share_a")),
+            share_b=number_of(data.get("share_b")),
+            share_other=number_of(data.get("share_other")),
             error=str(error) if error else None,
             alpha=Alphas.from_json(data.get("alpha")),
             alpha_ci=AlphaIntervals.from_json(data.get("alpha_ci")),
             notes=[str(note) for note in notes] if isinstance(notes, list) else [],
             n=Sizes.from_json(data.get("n")),
-            llm_share_a=_number(data.get("llm_share_a")),
-            llm_majority_agreement=_number(data.get("llm_majority_agreement")),
-            llm_majority_agreement_ci=_interval(data.get("llm_majority_agreement_ci")),
+            llm_share_a=number_of(data.get("llm_share_a")),
+            llm_majority_agreement=number_of(data.get("llm_majority_agreement")),
+            llm_majority_agreement_ci=interval_of(data.get("llm_majority_agreement_ci")),
             n_majority_items=_count(data.get("n_majority_items")),
         )
