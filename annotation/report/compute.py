@@ -147,8 +147,12 @@ def agreement_report(
             evaluation["pooled"] = _pooled_block(
                 rows, pooled, rater, breakdowns, resamples, seed
             ).as_json()
-        evaluation["scatter"] = scatter(rows, present, rater, seed)
-        evaluation["disagreements"] = disagreements(rows, present, rater)[:DISAGREEMENTS_SHOWN]
+        evaluation["scatter"] = {
+            key: series.as_json() for key, series in scatter(rows, present, rater, seed).items()
+        }
+        evaluation["disagreements"] = [
+            row.as_json() for row in disagreements(rows, present, rater)[:DISAGREEMENTS_SHOWN]
+        ]
         evaluations.append(evaluation)
     result = {
         "version": REPORT_VERSION,
@@ -162,7 +166,10 @@ def agreement_report(
         "dimensions": [spec.as_dict() for spec in present],
         "pooled_dimensions": [spec.key for spec in pooled],
         "verdict_dimension": _verdict_dimension(present, pooled),
-        "histograms": histograms(frame, present, list(evaluators)),
+        "histograms": {
+            key: histogram.as_json()
+            for key, histogram in histograms(frame, present, list(evaluators)).items()
+        },
         "evaluations": evaluations,
     }
     advance(_("Writing the report"))

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from django.utils.translation import gettext as _
 
-from annotation.report.items import scale_points
+from annotation.report.items import Histogram, ScatterSeries, scale_points
 from annotation.report.names import dimension_names, system_label
 from annotation.report.rows import ALPHA_HUMANS, ALPHA_HUMANS_PLUS_LLM, rated_blocks
 from evalsite.charts import Box, Figure, Frame, Line, Point, Text
@@ -22,12 +22,12 @@ JITTER = 0.15
 
 
 def scatter_figure(
-    spec: dict[str, Any], scatter: dict[str, Any], evaluator: str, seed: int, position: int
+    spec: dict[str, Any], scatter: ScatterSeries, evaluator: str, seed: int, position: int
 ) -> Figure:
     """Human mean (x) against the LLM's score (y) for each item, with the diagonal y = x."""
     low, high = spec["scale"]
     area = Frame(36, 12, 196, 196, low - 0.5, high + 0.5)
-    shown, total = len(scatter["points"]), scatter["total"]
+    shown, total = len(scatter.points), scatter.total
     description = _(
         "%(shown)d of %(total)d items; each point is one item, the dashed line marks equal scores."
     ) % {"shown": shown, "total": total}
@@ -49,7 +49,7 @@ def scatter_figure(
     figure.texts.append(Text(area.left + area.width / 2, 246, _("human mean")))
     figure.texts.append(Text(10, area.top + area.height / 2, evaluator, vertical=True))
     jitter = np.random.default_rng([seed, position]).uniform(-JITTER, JITTER, size=(shown, 2))
-    for (_item, mean, llm), (dx, dy) in zip(scatter["points"], jitter, strict=True):
+    for (_item, mean, llm), (dx, dy) in zip(scatter.points, jitter, strict=True):
         figure.points.append(Point(area.x(mean + dx), area.y(llm + dy)))
     return figure
 
@@ -136,13 +136,11 @@ def _point_label(points: Sequence[int], index: int) -> str:
     return "B" if index == len(points) - 1 else str(points[index])
 
 
-def histogram_figure(
-    spec: dict[str, Any], histogram: dict[str, Any], evaluator: str | None
-) -> Figure:
+def histogram_figure(spec: dict[str, Any], histogram: Histogram, evaluator: str | None) -> Figure:
     """The share of human scores and of the LLM's scores at each point of the scale."""
-    points: list[int] = histogram["values"]
-    human: list[int] = histogram["human"]
-    machine: list[int] = histogram["llm"].get(evaluator, []) if evaluator else []
+    points = histogram.values
+    human = histogram.human
+    machine = histogram.llm.get(evaluator, []) if evaluator else []
     series = [("human", _("people"), human)]
     if machine:
         series.append(("llm", evaluator or "", machine))

@@ -13,6 +13,7 @@ from annotation.models import Campaign
 from annotation.report.blocks import PairwiseBlock, RatedBlock
 from annotation.report.compute import PERSONA_BREAKDOWNS
 from annotation.report.figures import heatmap_figure, histogram_figure, scatter_figure
+from annotation.report.items import Histogram, ScatterSeries
 from annotation.report.names import dimension_names, system_label
 from annotation.report.rows import (
     ALPHA_HUMANS,
@@ -190,12 +191,15 @@ def report_context(
     names = dimension_names(result)
     specs = {spec["key"]: {**spec, "name": names[spec["key"]]} for spec in result["dimensions"]}
     scatters = [
-        scatter_figure(specs[key], points, chosen or "", result["seed"], position)
+        scatter_figure(
+            specs[key], ScatterSeries.from_json(points), chosen or "", result["seed"], position
+        )
         for position, (key, points) in enumerate(evaluation["scatter"].items())
         if points["points"]
     ]
     histograms = [
-        histogram_figure(spec, result["histograms"][key], chosen) for key, spec in specs.items()
+        histogram_figure(spec, Histogram.from_json(result["histograms"][key]), chosen)
+        for key, spec in specs.items()
     ]
     return {
         "result": result,

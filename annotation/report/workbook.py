@@ -108,15 +108,15 @@ def disagreement_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
         for row in disagreements(rows, specs, rater):
             yield [
                 name,
-                row["dimension"],
-                row["item"],
-                row["system"],
-                row["human_mean"],
-                ", ".join(f"{value:g}" for value in row["humans"]),
-                row["llm"],
-                row["difference"],
-                row["relative_gap"],
-                rationales.get((row["item"], name, row["dimension"]), ""),
+                row.dimension,
+                row.item,
+                row.system,
+                row.human_mean,
+                ", ".join(f"{value:g}" for value in row.humans),
+                row.llm,
+                row.difference,
+                row.relative_gap,
+                rationales.get((row.item, name, row.dimension), ""),
             ]
 
 
