@@ -1,6 +1,6 @@
 """Server-side SVG charts: a figure with its accessible title and description, and the lines,
 boxes, points and texts it draws inside a plotting frame. Templates render a `Figure`
-(``annotation/report/_figure.html``); the numbers that place each shape are computed here and
+(``charts/_figure.html``); the numbers that place each shape are computed here and
 by the page that builds the figure, so no JavaScript is needed."""
 
 from __future__ import annotations

@@ -19,10 +19,7 @@ from django.utils import timezone
 from annotation.models import Assignment, Campaign, LLMScore, Response
 from annotation.report.compute import REPORT_VERSION
 from evalsite import jobs
-from evalsite.agreement.common import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-)
+from evalsite.agreement.common import DEFAULT_RESAMPLES, DEFAULT_SEED
 from evalsite.models import Job
 
 REPORT_KIND = "annotation.report"

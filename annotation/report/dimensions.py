@@ -8,9 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from annotation.models import Dimension
-from evalsite.agreement.common import (
-    Level,
-)
+from evalsite.agreement.common import Level
 
 POOLED = "all"
 

@@ -7,9 +7,7 @@ from typing import Any
 from annotation.models import Campaign
 from annotation.report.cache import REPORT_KIND, RESAMPLES, data_fingerprint
 from annotation.report.compute import compute_report
-from evalsite.agreement.common import (
-    DEFAULT_SEED,
-)
+from evalsite.agreement.common import DEFAULT_SEED
 from evalsite.jobs import JobContext, JobError, job_kind
 
 
