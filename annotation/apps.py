@@ -13,10 +13,11 @@ class AnnotationConfig(AppConfig):
         # Registers the import, report and LLM-scoring job kinds with the job runner, in every
         # process, so that any worker or `manage.py jobs resume` can continue them; and the
         # app's parts of the home page and its demo data.
-        from annotation import jobs, report  # noqa: F401
+        from annotation import jobs  # noqa: F401
         from annotation.demo import seed as seed_demo
         from annotation.home import register_home_parts
-        from annotation.llm_evaluator import job  # noqa: F401
+        from annotation.llm_evaluator import job as llm_job  # noqa: F401
+        from annotation.report import job as report_job  # noqa: F401
         from evalsite.demo import register as register_demo
 
         register_home_parts()

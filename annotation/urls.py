@@ -26,8 +26,11 @@ campaign_patterns = [
     path("<int:campaign_id>/items/<int:transcript_id>/skip/", views.skip, name="skip"),
 ]
 
+# Each part keeps its own namespace beside "annotation" (the campaigns): "concept",
+# "annotation_llm" and "annotation_report".
 urlpatterns = [
     path("concept/", include("annotation.concept.urls")),
     path("llm/", include("annotation.llm_evaluator.urls")),
+    path("report/", include("annotation.report.urls")),
     path("", include((campaign_patterns, "annotation"))),
 ]

@@ -20,7 +20,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from evalsite.agreement import human_llm_agreement
+from evalsite.agreement.engine import human_llm_agreement
 
 TRANSCRIPTS = 6720
 DIMENSIONS = (

@@ -18,7 +18,6 @@ urlpatterns = [
     path("live/simulate/", include("liveeval.simulation.urls")),
     path("live/", include("liveeval.urls")),
     path("api/booking/", include("liveeval.api_urls")),
-    path("annotation/report/", include("annotation.report_urls")),
     path("annotation/", include("annotation.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -30,21 +30,18 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from evalsite.agreement import (
+from evalsite.agreement.alpha import AlphaStatistic, krippendorff_alpha
+from evalsite.agreement.bootstrap import bootstrap_ci, bootstrap_distributions, percentile_interval
+from evalsite.agreement.common import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     MIN_ITEMS_FOR_CI,
-    AlphaStatistic,
-    Correlation,
     Level,
     StatisticUndefined,
-    bootstrap_ci,
-    bootstrap_distributions,
-    correlations,
-    krippendorff_alpha,
-    percentile_interval,
 )
+from evalsite.agreement.correlations import Correlation, correlations
+from evalsite.agreement.rates import RatioOfSums
 
 SystemId: TypeAlias = int | str
 TaskId: TypeAlias = int | str

@@ -580,7 +580,7 @@ def test_the_concept_sheet_holds_one_row_per_group_and_a_chart(imported: Campaig
 
 
 def test_the_excel_report_gains_the_concept_sheet() -> None:
-    from annotation.report import table_slugs
+    from annotation.report.workbook import table_slugs
 
     assert "concept" in table_slugs()
 

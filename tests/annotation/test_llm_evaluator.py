@@ -27,7 +27,7 @@ from annotation.llm_evaluator.prompt import applicable_dimensions, evaluation_me
 from annotation.llm_evaluator.ranges import IdRanges
 from annotation.llm_evaluator.verdict import Verdict, verdict_reader
 from annotation.models import Campaign, Dimension, LLMScore, Transcript
-from annotation.reports import long_scores
+from annotation.report.scores import long_scores
 from evalsite import jobs
 from evalsite.models import Job, LLMCall
 from tests.annotation.conftest import dialogue, pairwise, person

@@ -13,9 +13,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation import report
 from annotation.models import Assignment, Campaign, LLMScore, Response, Transcript
-from annotation.report_views import alpha_colour, heatmap_figure
+from annotation.report import cache, compute, dimensions, items
+from annotation.report import verdict as report_verdict
+from annotation.report.figures import alpha_colour, heatmap_figure
 from evalsite import jobs, roles
 from evalsite.models import Job
 from tests.annotation.conftest import dialogue, pairwise, person
@@ -142,7 +143,7 @@ def small(campaign_factory: Callable[..., Campaign]) -> Campaign:
 
 @pytest.fixture
 def small_result(small: Campaign) -> dict[str, Any]:
-    return report.compute_report(small, resamples=RESAMPLES)
+    return compute.compute_report(small, resamples=RESAMPLES)
 
 
 def build_large(make: Callable[..., Campaign], items: int = 240) -> Campaign:
@@ -250,7 +251,7 @@ def test_it_pools_the_dimensions_that_share_a_level_and_scale(
     small_result: dict[str, Any],
 ) -> None:
     assert small_result["pooled_dimensions"] == ["quality", "manner"]
-    assert small_result["verdict_dimension"] == report.POOLED
+    assert small_result["verdict_dimension"] == dimensions.POOLED
     pooled = small_result["evaluations"][0]["pooled"]
     assert pooled["n"]["items"] == 8
     assert pooled["level"] == "ordinal"
@@ -297,7 +298,7 @@ def test_it_puts_an_llm_score_between_points_at_the_nearest_point(
     LLMScore.objects.filter(
         transcript__external_id="t1", dimension__key="manner", evaluator="gpt"
     ).update(score=2.5)
-    result = report.compute_report(small, resamples=0)
+    result = compute.compute_report(small, resamples=0)
     # gpt's manner is now 2.5 (counted at 3), 2, 3 and 1.
     assert result["histograms"]["manner"]["llm"]["gpt"] == [1, 1, 2, 0, 0]
 
@@ -308,7 +309,7 @@ def test_it_keeps_an_evaluator_apart_from_a_person_of_the_same_name(
     person("gpt", "annotators")
     t4 = small.transcripts.get(external_id="t4")
     answer(User.objects.get(username="gpt"), t4, {"manner": 1})
-    result = report.compute_report(small, resamples=0)
+    result = compute.compute_report(small, resamples=0)
     block = result["evaluations"][0]["dimensions"]["manner"]
     assert result["evaluators"] == ["gpt"]
     assert block["llm"] == "gpt"
@@ -326,11 +327,11 @@ def test_without_an_llm_it_reports_agreement_among_people(
     for transcript, values in ((a, (1, 1)), (b, (0, 0))):
         answer(x, transcript, {"acceptance_follows_preferences": values[0]})
         answer(y, transcript, {"acceptance_follows_preferences": values[1]})
-    result = report.compute_report(campaign, resamples=0)
+    result = compute.compute_report(campaign, resamples=0)
     evaluation = result["evaluations"][0]
     assert evaluation["evaluator"] is None
     assert evaluation["dimensions"]["acceptance_follows_preferences"]["alpha"]["humans"] == 1.0
-    assert report.verdict(result, evaluation) == (
+    assert report_verdict.verdict(result, evaluation) == (
         "No LLM evaluator has scored this campaign; people agree among themselves at "
         "α = 1.00, on acceptance_follows_preferences."
     )
@@ -341,9 +342,9 @@ def test_the_verdict_states_alpha_with_its_interval_in_plain_words() -> None:
         "alpha": {"humans": 0.6, "humans_plus_llm": 0.531},
         "alpha_ci": {"humans": [0.55, 0.66], "humans_plus_llm": [0.474, 0.58]},
     }
-    result = {"verdict_dimension": report.POOLED, "pooled_dimensions": ["a", "b", "c"]}
+    result = {"verdict_dimension": dimensions.POOLED, "pooled_dimensions": ["a", "b", "c"]}
     evaluation = {"evaluator": "gpt-4o", "pooled": block, "dimensions": {}}
-    assert report.verdict(result, evaluation) == (
+    assert report_verdict.verdict(result, evaluation) == (
         "The LLM evaluator gpt-4o agrees with people at α = 0.53 [0.47, 0.58] overall "
         "(counted as one more rater, over 3 dimensions pooled); people agree among "
         "themselves at α = 0.60 [0.55, 0.66]."
@@ -354,7 +355,7 @@ def test_the_verdict_says_why_agreement_cannot_be_measured() -> None:
     block = {"alpha": {"humans": None, "humans_plus_llm": None}, "notes": ["only one rater."]}
     result = {"verdict_dimension": "manner", "pooled_dimensions": []}
     evaluation = {"evaluator": "gpt", "pooled": None, "dimensions": {"manner": block}}
-    assert report.verdict(result, evaluation) == (
+    assert report_verdict.verdict(result, evaluation) == (
         "How far the LLM evaluator gpt agrees with people cannot be measured yet, on manner: "
         "only one rater."
     )
@@ -364,7 +365,7 @@ def test_a_few_hundred_items_compute_with_intervals(
     campaign_factory: Callable[..., Campaign],
 ) -> None:
     campaign = build_large(campaign_factory)
-    result = report.compute_report(campaign, resamples=100)
+    result = compute.compute_report(campaign, resamples=100)
     block = result["evaluations"][0]["pooled"]
     assert block["n"]["items"] == 480
     assert block["alpha_ci"]["humans_plus_llm"] is not None
@@ -377,8 +378,8 @@ def test_a_large_dimension_is_sampled_for_its_scatter(
     campaign_factory: Callable[..., Campaign], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     campaign = build_large(campaign_factory, items=30)
-    monkeypatch.setattr(report, "SCATTER_POINTS", 12)
-    result = report.compute_report(campaign, resamples=0)
+    monkeypatch.setattr(items, "SCATTER_POINTS", 12)
+    result = compute.compute_report(campaign, resamples=0)
     scatter = result["evaluations"][0]["scatter"]["manner"]
     assert scatter["total"] == 30
     assert len(scatter["points"]) == 12
@@ -389,27 +390,27 @@ def test_a_large_dimension_is_sampled_for_its_scatter(
 
 
 def test_a_computed_report_is_fresh_until_a_new_answer_arrives(small: Campaign) -> None:
-    assert report.report_state(small).report is None
-    job = report.run_report(small, resamples=0)
-    assert job.status == Job.Status.DONE and job.kind == report.REPORT_KIND
-    state = report.report_state(small)
+    assert cache.report_state(small).report is None
+    job = cache.run_report(small, resamples=0)
+    assert job.status == Job.Status.DONE and job.kind == cache.REPORT_KIND
+    state = cache.report_state(small)
     assert state.report == job and state.fresh
     assert state.result is not None and state.result["campaign"] == small.pk
     z = User.objects.get(username="z")
     answer(z, small.transcripts.get(external_id="t1"), {"manner": 3})
-    stale = report.report_state(small)
+    stale = cache.report_state(small)
     assert stale.report == job and not stale.fresh
 
 
 def test_a_changed_llm_score_makes_the_report_stale(small: Campaign) -> None:
-    report.run_report(small, resamples=0)
+    cache.run_report(small, resamples=0)
     LLMScore.objects.filter(transcript__external_id="t2", dimension__key="manner").update(score=5)
-    assert not report.report_state(small).fresh
+    assert not cache.report_state(small).fresh
 
 
 def test_computing_reports_its_progress_step_by_step(small: Campaign) -> None:
     seen: list[tuple[int, int | None, str]] = []
-    job = report.run_report(
+    job = cache.run_report(
         small, resamples=0, on_progress=lambda j: seen.append((j.done, j.total, j.message))
     )
     # Three rated dimensions, one pairwise, the pooled one, and the final step.
@@ -424,29 +425,29 @@ def test_starting_a_computation_already_under_way_reuses_its_job(
 ) -> None:
     started: list[Job] = []
     monkeypatch.setattr(jobs, "start", started.append)
-    first = report.start_report(small)
-    second = report.start_report(small)
+    first = cache.start_report(small)
+    second = cache.start_report(small)
     assert first == second and started == [first]
-    assert first.params["fingerprint"] == report.data_fingerprint(small)
-    assert first.params["resamples"] == report.RESAMPLES
+    assert first.params["fingerprint"] == cache.data_fingerprint(small)
+    assert first.params["resamples"] == cache.RESAMPLES
 
 
 def test_a_pending_job_that_never_started_does_not_block_a_new_one(
     small: Campaign, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     abandoned = jobs.create(
-        report.REPORT_KIND,
-        {"campaign": small.pk, "fingerprint": report.data_fingerprint(small)},
+        cache.REPORT_KIND,
+        {"campaign": small.pk, "fingerprint": cache.data_fingerprint(small)},
     )
     abandoned.created_at = timezone.now() - jobs.STALE_AFTER * 2
     abandoned.save(update_fields=["created_at"])
     monkeypatch.setattr(jobs, "start", lambda job: None)
-    assert report.report_state(small).running is None
-    assert report.start_report(small) != abandoned
+    assert cache.report_state(small).running is None
+    assert cache.start_report(small) != abandoned
 
 
 def test_a_job_for_a_deleted_campaign_fails_with_a_reason(small: Campaign) -> None:
-    job = jobs.create(report.REPORT_KIND, {"campaign": small.pk + 1000})
+    job = jobs.create(cache.REPORT_KIND, {"campaign": small.pk + 1000})
     finished = jobs.run(job)
     assert finished.status == Job.Status.FAILED
     assert finished.errors == ["The campaign no longer exists."]
@@ -513,11 +514,11 @@ def test_computing_from_the_page_shows_the_report(
     small: Campaign, coordinator_client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(jobs, "start", jobs.run)
-    monkeypatch.setattr(report, "RESAMPLES", RESAMPLES)
+    monkeypatch.setattr(cache, "RESAMPLES", RESAMPLES)
     page = reverse("annotation_report:page", args=[small.pk])
     response = coordinator_client.post(reverse("annotation_report:compute", args=[small.pk]))
     assert response.status_code == 302 and response["Location"] == page
-    job = Job.objects.get(kind=report.REPORT_KIND)
+    job = Job.objects.get(kind=cache.REPORT_KIND)
     assert job.status == Job.Status.DONE and job.params["resamples"] == RESAMPLES
     html = coordinator_client.get(page).content.decode()
     assert 'id="verdict"' in html and "The LLM evaluator gpt agrees with people" in html
@@ -528,7 +529,7 @@ def test_computing_from_the_page_shows_the_report(
 def test_the_page_shows_the_summary_breakdowns_and_figures(
     small: Campaign, coordinator_client: Client
 ) -> None:
-    report.run_report(small, resamples=RESAMPLES)
+    cache.run_report(small, resamples=RESAMPLES)
     html = coordinator_client.get(reverse("annotation_report:page", args=[small.pk])).content
     text = html.decode()
     start = text.index('id="summary-1"')
@@ -548,7 +549,7 @@ def test_the_page_shows_the_summary_breakdowns_and_figures(
 def test_the_largest_disagreements_link_to_the_transcripts(
     small: Campaign, coordinator_client: Client
 ) -> None:
-    report.run_report(small, resamples=0)
+    cache.run_report(small, resamples=0)
     html = coordinator_client.get(reverse("annotation_report:page", args=[small.pk])).content
     t3 = small.transcripts.get(external_id="t3")
     link = reverse("annotation:transcript_scores", args=[small.pk, t3.pk])
@@ -561,7 +562,7 @@ def test_each_evaluator_has_a_summary_and_the_dropdown_picks_the_verdict(
 ) -> None:
     for transcript in small.transcripts.filter(external_id__startswith="t"):
         machine(transcript, "llama", {"manner": 3, "quality": 3})
-    report.run_report(small, resamples=0)
+    cache.run_report(small, resamples=0)
     page = reverse("annotation_report:page", args=[small.pk])
     first = coordinator_client.get(page).content.decode()
     assert 'id="summary-1"' in first and 'id="summary-2"' in first
@@ -576,7 +577,7 @@ def test_each_evaluator_has_a_summary_and_the_dropdown_picks_the_verdict(
 def test_a_stale_report_is_shown_with_a_recompute_button_and_no_exports(
     small: Campaign, coordinator_client: Client
 ) -> None:
-    report.run_report(small, resamples=0)
+    cache.run_report(small, resamples=0)
     machine(small.transcripts.get(external_id="t1"), "llama", {"manner": 2})
     html = coordinator_client.get(reverse("annotation_report:page", args=[small.pk])).content
     assert b'id="report-stale"' in html and b'id="compute-form"' in html
@@ -587,7 +588,7 @@ def test_a_stale_report_is_shown_with_a_recompute_button_and_no_exports(
 def test_a_running_computation_shows_its_progress(
     small: Campaign, coordinator_client: Client
 ) -> None:
-    job = jobs.create(report.REPORT_KIND, {"campaign": small.pk, "fingerprint": {}})
+    job = jobs.create(cache.REPORT_KIND, {"campaign": small.pk, "fingerprint": {}})
     job.status, job.done, job.total = Job.Status.RUNNING, 2, 6
     job.heartbeat_at = timezone.now()
     job.worker = jobs.worker_id()
@@ -604,7 +605,7 @@ def test_a_running_computation_shows_its_progress(
 
 
 def test_a_failed_computation_shows_its_errors(small: Campaign, coordinator_client: Client) -> None:
-    job = jobs.create(report.REPORT_KIND, {"campaign": small.pk})
+    job = jobs.create(cache.REPORT_KIND, {"campaign": small.pk})
     job.status, job.errors = Job.Status.FAILED, ["the database went away"]
     job.save()
     html = coordinator_client.get(reverse("annotation_report:page", args=[small.pk])).content
@@ -615,7 +616,7 @@ def test_the_progress_of_another_campaigns_job_is_not_found(
     small: Campaign, campaign_factory: Callable[..., Campaign], coordinator_client: Client
 ) -> None:
     other = campaign_factory(name="Other")
-    job = jobs.create(report.REPORT_KIND, {"campaign": other.pk})
+    job = jobs.create(cache.REPORT_KIND, {"campaign": other.pk})
     url = reverse("annotation_report:progress", args=[small.pk, job.pk])
     assert coordinator_client.get(url).status_code == 404
 

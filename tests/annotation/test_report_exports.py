@@ -16,8 +16,8 @@ from django.urls import reverse
 from openpyxl import load_workbook
 from openpyxl.chart import BarChart, ScatterChart
 
-from annotation import report
 from annotation.models import Campaign, LLMScore
+from annotation.report import cache, compute, dimensions, workbook
 from evalsite import roles
 from evalsite.models import Job
 from evalsite.spreadsheets import Sheet
@@ -42,7 +42,7 @@ FORMULA = '=HYPERLINK("http://example.org","click")'
 @pytest.fixture(autouse=True)
 def no_concept_sheet(monkeypatch: pytest.MonkeyPatch) -> None:
     """The CONCEPT sheet comes from another module; these tests do not depend on it."""
-    monkeypatch.setattr(report, "concept_sheet_builder", lambda: None)
+    monkeypatch.setattr(workbook, "report_tables", lambda: list(workbook.TABLES))
 
 
 @pytest.fixture
@@ -72,7 +72,7 @@ def risky(campaign_factory: Callable[..., Campaign]) -> Campaign:
 
 def workbook_of(campaign: Campaign, result: dict[str, Any]) -> Any:
     buffer = io.BytesIO()
-    report.write_report_workbook(buffer, campaign, result)
+    workbook.write_report_workbook(buffer, campaign, result)
     buffer.seek(0)
     return load_workbook(buffer)
 
@@ -83,12 +83,12 @@ def header_and_rows(sheet: Any) -> tuple[list[Any], list[list[Any]]]:
 
 
 def csv_rows(campaign: Campaign, result: dict[str, Any], slug: str) -> list[list[str]]:
-    text = report.csv_bytes(campaign, result, slug).decode("utf-8-sig")
+    text = workbook.csv_bytes(campaign, result, slug).decode("utf-8-sig")
     return list(csv.reader(io.StringIO(text)))
 
 
 def test_the_workbook_has_every_sheet_with_native_charts(small: Campaign) -> None:
-    result = report.compute_report(small, resamples=0)
+    result = compute.compute_report(small, resamples=0)
     book = workbook_of(small, result)
     assert book.sheetnames == SHEETS
     summary_charts = book["Summary"]._charts
@@ -98,11 +98,11 @@ def test_the_workbook_has_every_sheet_with_native_charts(small: Campaign) -> Non
 
 
 def test_the_summary_sheet_holds_the_headline_figures_and_the_verdict(small: Campaign) -> None:
-    result = report.compute_report(small, resamples=0)
+    result = compute.compute_report(small, resamples=0)
     header, rows = header_and_rows(workbook_of(small, result)["Summary"])
     by_dimension = {row[header.index("dimension")]: row for row in rows}
     assert list(by_dimension) == [
-        report.POOLED,
+        dimensions.POOLED,
         "quality",
         "manner",
         "acceptance_follows_preferences",
@@ -115,13 +115,13 @@ def test_the_summary_sheet_holds_the_headline_figures_and_the_verdict(small: Cam
     manner = by_dimension["manner"]
     assert manner[header.index("spearman_rho")] == pytest.approx(0.8)
     assert manner[header.index("spearman_rho_n")] == 4
-    assert str(by_dimension[report.POOLED][header.index("verdict")]).startswith(
+    assert str(by_dimension[dimensions.POOLED][header.index("verdict")]).startswith(
         "The LLM evaluator gpt agrees with people at α = "
     )
 
 
 def test_the_breakdown_and_pairwise_sheets_hold_their_groups(small: Campaign) -> None:
-    result = report.compute_report(small, resamples=0)
+    result = compute.compute_report(small, resamples=0)
     book = workbook_of(small, result)
     header, rows = header_and_rows(book["Per system"])
     manner = {row[2]: row for row in rows if row[1] == "manner"}
@@ -142,7 +142,7 @@ def test_the_breakdown_and_pairwise_sheets_hold_their_groups(small: Campaign) ->
 
 
 def test_the_score_sheets_hold_every_score_with_its_rationale(small: Campaign) -> None:
-    result = report.compute_report(small, resamples=0)
+    result = compute.compute_report(small, resamples=0)
     book = workbook_of(small, result)
     header, rows = header_and_rows(book["Human scores"])
     # 4 dialogues × 2 people × 3 dimensions, less t4's two acceptance answers, + 7 votes.
@@ -155,15 +155,15 @@ def test_the_score_sheets_hold_every_score_with_its_rationale(small: Campaign) -
 
 
 def test_the_score_sheets_are_streamed_from_the_database(small: Campaign) -> None:
-    assert isinstance(report.human_score_rows(small), Iterator)
-    assert isinstance(report.llm_score_rows(small), Iterator)
-    assert isinstance(report.disagreement_rows(small), Iterator)
+    assert isinstance(workbook.human_score_rows(small), Iterator)
+    assert isinstance(workbook.llm_score_rows(small), Iterator)
+    assert isinstance(workbook.disagreement_rows(small), Iterator)
 
 
 def test_formula_like_text_stays_text_and_numbers_stay_numbers_in_the_workbook(
     risky: Campaign,
 ) -> None:
-    result = report.compute_report(risky, resamples=0)
+    result = compute.compute_report(risky, resamples=0)
     book = workbook_of(risky, result)
     header, _rows = header_and_rows(book["Disagreements"])
     e1 = next(row for row in book["Disagreements"].iter_rows(min_row=2) if row[2].value == "e1")
@@ -186,7 +186,7 @@ def test_formula_like_text_stays_text_and_numbers_stay_numbers_in_the_workbook(
 def test_formula_like_text_is_prefixed_and_numbers_stay_numbers_in_csv(
     risky: Campaign,
 ) -> None:
-    result = report.compute_report(risky, resamples=0)
+    result = compute.compute_report(risky, resamples=0)
     header, *rows = csv_rows(risky, result, "disagreements")
     e1 = next(row for row in rows if row[2] == "e1")
     assert e1[header.index("llm_rationale")] == "'" + FORMULA
@@ -205,8 +205,9 @@ def test_a_concept_sheet_is_added_last_when_its_module_provides_one(
     def concept_sheet(campaign: Campaign) -> Sheet:
         return Sheet("Scorecard", ["campaign", "acceptance_rate"], [[campaign.name, 0.5]])
 
-    monkeypatch.setattr(report, "concept_sheet_builder", lambda: concept_sheet)
-    result = report.compute_report(small, resamples=0)
+    monkeypatch.undo()
+    monkeypatch.setattr(workbook, "concept_sheet", concept_sheet)
+    result = compute.compute_report(small, resamples=0)
     book = workbook_of(small, result)
     assert book.sheetnames == [*SHEETS, "CONCEPT"]
     assert list(book["CONCEPT"].iter_rows(values_only=True))[1] == ("Small", 0.5)
@@ -216,12 +217,11 @@ def test_a_concept_sheet_is_added_last_when_its_module_provides_one(
     ]
 
 
-def test_the_concept_hook_finds_no_builder_when_the_module_is_missing(
+def test_the_concept_sheet_always_comes_last_from_the_concept_module(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.undo()
-    monkeypatch.setattr(report, "CONCEPT_MODULE", "annotation.no_such_module")
-    assert report.concept_sheet_builder() is None
+    assert [table.slug for table in workbook.report_tables()][-1] == "concept"
 
 
 # Downloads ----------------------------------------------------------------------------------
@@ -230,12 +230,12 @@ def test_the_concept_hook_finds_no_builder_when_the_module_is_missing(
 def test_a_coordinator_downloads_the_workbook_and_every_csv(
     small: Campaign, coordinator_client: Client
 ) -> None:
-    report.run_report(small, resamples=0)
+    cache.run_report(small, resamples=0)
     response = coordinator_client.get(reverse("annotation_report:workbook", args=[small.pk]))
     assert response.status_code == 200
     assert response["Content-Disposition"] == 'attachment; filename="small-agreement.xlsx"'
     assert load_workbook(io.BytesIO(response.content)).sheetnames == SHEETS
-    for slug in report.table_slugs():
+    for slug in workbook.table_slugs():
         url = reverse("annotation_report:csv", args=[small.pk, slug])
         download = coordinator_client.get(url)
         assert download.status_code == 200, slug
@@ -244,7 +244,7 @@ def test_a_coordinator_downloads_the_workbook_and_every_csv(
 
 
 def test_an_unknown_csv_table_is_not_found(small: Campaign, coordinator_client: Client) -> None:
-    report.run_report(small, resamples=0)
+    cache.run_report(small, resamples=0)
     url = reverse("annotation_report:csv", args=[small.pk, "secrets"])
     assert coordinator_client.get(url).status_code == 404
 
@@ -255,7 +255,7 @@ def test_exports_of_a_stale_report_send_the_coordinator_back_to_recompute(
     page = reverse("annotation_report:page", args=[small.pk])
     missing = coordinator_client.get(reverse("annotation_report:workbook", args=[small.pk]))
     assert missing.status_code == 302 and missing["Location"] == page
-    report.run_report(small, resamples=0)
+    cache.run_report(small, resamples=0)
     LLMScore.objects.filter(transcript__external_id="t1").delete()
     stale = coordinator_client.get(reverse("annotation_report:csv", args=[small.pk, "summary"]))
     assert stale.status_code == 302 and stale["Location"] == page
@@ -287,21 +287,21 @@ def test_the_command_computes_and_writes_the_workbook_and_csv_files(
     )
     assert load_workbook(out).sheetnames == SHEETS
     assert sorted(path.name for path in folder.iterdir()) == sorted(
-        f"{slug}.csv" for slug in report.table_slugs()
+        f"{slug}.csv" for slug in workbook.table_slugs()
     )
     assert "Agreement on manner with gpt" in stderr.getvalue()
     assert f"Wrote {out}" in stdout.getvalue()
-    job = Job.objects.get(kind=report.REPORT_KIND)
-    assert job.params["resamples"] == 10 and report.report_state(small).fresh
+    job = Job.objects.get(kind=cache.REPORT_KIND)
+    assert job.params["resamples"] == 10 and cache.report_state(small).fresh
 
 
 def test_the_command_reuses_a_fresh_report_and_finds_a_campaign_by_id(
     small: Campaign, tmp_path: Path
 ) -> None:
-    report.run_report(small, resamples=0)
+    cache.run_report(small, resamples=0)
     stderr = io.StringIO()
     call_command("export_report", str(small.pk), "--out", str(tmp_path / "r.xlsx"), stderr=stderr)
-    assert Job.objects.filter(kind=report.REPORT_KIND).count() == 1
+    assert Job.objects.filter(kind=cache.REPORT_KIND).count() == 1
     assert "Using the report computed" in stderr.getvalue()
 
 

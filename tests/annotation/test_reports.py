@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation import queue
 from annotation.models import Campaign, LLMScore
-from annotation.reports import COLUMNS, long_scores
+from annotation.report.scores import COLUMNS, long_scores
 from tests.annotation.conftest import dialogue, pairwise, person
 
 pytestmark = pytest.mark.django_db

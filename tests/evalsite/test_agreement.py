@@ -17,24 +17,26 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
 
-from evalsite import agreement
-from evalsite.agreement import (
-    AlphaStatistic,
-    InputError,
-    KendallStatistic,
-    PearsonStatistic,
-    RatioOfSums,
-    SpearmanStatistic,
-    StatisticUndefined,
+from evalsite.agreement import alpha as agreement_alpha
+from evalsite.agreement import common as agreement
+from evalsite.agreement import correlations as agreement_correlations
+from evalsite.agreement.alpha import AlphaStatistic, krippendorff_alpha
+from evalsite.agreement.bootstrap import (
     bootstrap_ci,
     bootstrap_distributions,
-    correlations,
-    human_llm_agreement,
-    krippendorff_alpha,
     percentile_interval,
-    read_long_csv,
     resample_counts,
 )
+from evalsite.agreement.common import InputError, StatisticUndefined
+from evalsite.agreement.correlations import (
+    KendallStatistic,
+    PearsonStatistic,
+    SpearmanStatistic,
+    correlations,
+)
+from evalsite.agreement.engine import human_llm_agreement
+from evalsite.agreement.long_csv import read_long_csv
+from evalsite.agreement.rates import RatioOfSums
 
 DATA = Path(__file__).parent / "data"
 nan = math.nan
@@ -142,7 +144,7 @@ def test_it_matches_alpha_worked_by_hand(level: agreement.Level) -> None:
 def test_its_many_valued_formulas_match_the_hand_values(
     level: agreement.Level, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(agreement, "_PACKAGE_CELL_LIMIT", 0)
+    monkeypatch.setattr(agreement_alpha, "_PACKAGE_CELL_LIMIT", 0)
     alpha = krippendorff_alpha(HAND_MATRIX, level)
     assert alpha == pytest.approx(float(HAND_ALPHA[level]), abs=1e-12)
 
@@ -181,7 +183,7 @@ def test_it_matches_the_package_on_many_valued_data_at_every_level(
     matrix = generator.gamma(4, 1, size=(200, 3)).round(1)
     matrix[generator.random(matrix.shape) < 0.2] = nan
     expected = krippendorff.alpha(matrix.T, level_of_measurement=level)
-    monkeypatch.setattr(agreement, "_PACKAGE_CELL_LIMIT", 0)
+    monkeypatch.setattr(agreement_alpha, "_PACKAGE_CELL_LIMIT", 0)
     assert krippendorff_alpha(matrix, level) == pytest.approx(expected, abs=1e-10)
 
 
@@ -332,7 +334,7 @@ def test_its_looped_kendall_path_matches_the_sign_matrix_path(
     y = x + generator.normal(size=40)
     weights = next(resample_counts(40, 30, seed=1))
     with_matrix = KendallStatistic(x, y)(weights)
-    monkeypatch.setattr(agreement, "KENDALL_SIGN_MATRIX_LIMIT", 0)
+    monkeypatch.setattr(agreement_correlations, "KENDALL_SIGN_MATRIX_LIMIT", 0)
     assert KendallStatistic(x, y)(weights) == pytest.approx(with_matrix, abs=1e-12)
 
 

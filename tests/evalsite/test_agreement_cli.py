@@ -15,7 +15,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from evalsite.agreement import human_llm_agreement, read_long_csv
+from evalsite.agreement.engine import human_llm_agreement
+from evalsite.agreement.long_csv import read_long_csv
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[2]

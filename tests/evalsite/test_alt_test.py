@@ -14,30 +14,26 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
 
-from evalsite.agreement import (
-    InputError,
-    RatioOfSums,
-    StatisticUndefined,
-    bootstrap_ci,
-    krippendorff_alpha,
-    resample_counts,
-)
-from evalsite.alt_test import (
-    TOO_FEW_FOR_INTERVAL,
+from evalsite.agreement.alpha import krippendorff_alpha
+from evalsite.agreement.alt_test import (
     AltTestResult,
     AltTestUnavailable,
-    MeanPairAlphaStatistic,
-    ScoreMatrix,
     UntestedHuman,
-    agreement_verdict,
     alt_test,
     benjamini_yekutieli,
+    one_sided_p_value,
+)
+from evalsite.agreement.bootstrap import bootstrap_ci, resample_counts
+from evalsite.agreement.clusters import (
+    TOO_FEW_FOR_INTERVAL,
     cluster_bootstrap_ci,
     cluster_resample_weights,
-    llm_human_alpha,
-    one_sided_p_value,
-    score_matrix,
 )
+from evalsite.agreement.common import InputError, StatisticUndefined
+from evalsite.agreement.pairwise_alpha import MeanPairAlphaStatistic, llm_human_alpha
+from evalsite.agreement.rates import RatioOfSums
+from evalsite.agreement.score_matrix import ScoreMatrix, score_matrix
+from evalsite.agreement.verdict import agreement_verdict
 
 nan = math.nan
 

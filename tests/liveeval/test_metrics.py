@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from evalsite.agreement import resample_counts
+from evalsite.agreement.bootstrap import resample_counts
 from liveeval.metrics import (
     SessionRow,
     SystemResult,

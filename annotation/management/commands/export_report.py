@@ -7,9 +7,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation import report
 from annotation.models import Campaign
-from evalsite.agreement import DEFAULT_RESAMPLES
+from annotation.report import cache, workbook
+from evalsite.agreement.common import DEFAULT_RESAMPLES
 from evalsite.models import Job
 
 
@@ -74,18 +74,18 @@ class Command(BaseCommand):
         campaign = find_campaign(options["campaign"])
         result = self._result(campaign, options["resamples"], options["recompute"])
         if out is not None:
-            report.write_report_workbook(str(out), campaign, result)
+            workbook.write_report_workbook(str(out), campaign, result)
             self.stdout.write(self.style.SUCCESS(f"Wrote {out}"))
         if csv_dir is not None:
-            slugs = report.table_slugs()
+            slugs = workbook.table_slugs()
             for slug in slugs:
                 target = csv_dir / f"{slug}.csv"
                 with target.open("w", encoding="utf-8-sig", newline="") as stream:
-                    report.write_report_csv(stream, campaign, result, slug)
+                    workbook.write_report_csv(stream, campaign, result, slug)
             self.stdout.write(self.style.SUCCESS(f"Wrote {len(slugs)} CSV files to {csv_dir}"))
 
     def _result(self, campaign: Campaign, resamples: int, recompute: bool) -> dict[str, Any]:
-        state = report.report_state(campaign)
+        state = cache.report_state(campaign)
         if state.result is not None and state.fresh and not recompute:
             self.stderr.write(f"Using the report computed {state.result['computed_at']}.")
             return state.result
@@ -97,9 +97,10 @@ class Command(BaseCommand):
                 total = f"/{job.total}" if job.total else ""
                 self.stderr.write(f"[{job.done}{total}] {job.message}")
 
-        job = report.run_report(campaign, resamples=resamples, on_progress=show)
+        job = cache.run_report(campaign, resamples=resamples, on_progress=show)
         if job.status != Job.Status.DONE:
             raise CommandError(
                 "Computing the report failed: " + ("; ".join(job.errors) or job.message)
             )
-        return job.result
+        result: dict[str, Any] = job.result
+        return result

@@ -3,34 +3,46 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evalsite.agreement import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    LEVELS,
-    InputError,
-    human_llm_agreement,
-    read_long_csv,
-)
+from evalsite.agreement.common import DEFAULT_RESAMPLES, DEFAULT_SEED, LEVELS, InputError, Interval
+from evalsite.agreement.engine import agreement_blocks
+from evalsite.agreement.long_csv import read_long_csv
+from evalsite.agreement.results import AgreementBlock
 
-# Rows of the table format: (label, path into a block, path to its CI or None).
-TABLE_ROWS: tuple[tuple[str, tuple[str, ...], tuple[str, ...] | None], ...] = (
-    ("alpha, humans", ("alpha", "humans"), ("alpha_ci", "humans")),
-    ("alpha, humans + LLM", ("alpha", "humans_plus_llm"), ("alpha_ci", "humans_plus_llm")),
-    ("alpha, LLM vs human mean", ("alpha", "llm_vs_human_mean"), ("alpha_ci", "llm_vs_human_mean")),
-    ("Pearson r", ("pearson", "r"), ("pearson", "ci")),
-    ("Pearson p", ("pearson", "p"), None),
-    ("Spearman rho", ("spearman", "rho"), ("spearman", "ci")),
-    ("Spearman p", ("spearman", "p"), None),
-    ("Kendall tau-b", ("kendall", "tau"), ("kendall", "ci")),
-    ("Kendall p", ("kendall", "p"), None),
-    ("MAE", ("mae",), ("mae_ci",)),
-    ("exact agreement", ("exact_agreement",), ("exact_agreement_ci",)),
-    ("within one point", ("within_one",), ("within_one_ci",)),
+# Rows of the table format: (label, the value, its CI or None).
+TABLE_ROWS: tuple[
+    tuple[
+        str,
+        Callable[[AgreementBlock], float | None],
+        Callable[[AgreementBlock], Interval | None] | None,
+    ],
+    ...,
+] = (
+    ("alpha, humans", lambda b: b.alpha.humans, lambda b: b.alpha_ci.humans),
+    (
+        "alpha, humans + LLM",
+        lambda b: b.alpha.humans_plus_llm,
+        lambda b: b.alpha_ci.humans_plus_llm,
+    ),
+    (
+        "alpha, LLM vs human mean",
+        lambda b: b.alpha.llm_vs_human_mean,
+        lambda b: b.alpha_ci.llm_vs_human_mean,
+    ),
+    ("Pearson r", lambda b: b.pearson.value, lambda b: b.pearson.ci),
+    ("Pearson p", lambda b: b.pearson.p, None),
+    ("Spearman rho", lambda b: b.spearman.value, lambda b: b.spearman.ci),
+    ("Spearman p", lambda b: b.spearman.p, None),
+    ("Kendall tau-b", lambda b: b.kendall.value, lambda b: b.kendall.ci),
+    ("Kendall p", lambda b: b.kendall.p, None),
+    ("MAE", lambda b: b.mae, lambda b: b.mae_ci),
+    ("exact agreement", lambda b: b.exact_agreement, lambda b: b.exact_agreement_ci),
+    ("within one point", lambda b: b.within_one, lambda b: b.within_one_ci),
 )
 
 
@@ -45,38 +57,31 @@ def parse_scale(text: str) -> tuple[float, float]:
     return scale
 
 
-def _lookup(block: dict[str, Any], path: tuple[str, ...]) -> Any:
-    value: Any = block
-    for key in path:
-        value = value[key]
-    return value
-
-
 def _number(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def _table_block(title: str, block: dict[str, Any]) -> list[str]:
+def _table_block(title: str, block: AgreementBlock) -> list[str]:
     lines = [
         title,
-        f"  items: {block['n_items']}   raters: {', '.join(block['raters'])}   "
-        f"LLM: {block['llm'] or 'none'}   level: {block['level']}",
+        f"  items: {block.n_items}   raters: {', '.join(block.raters)}   "
+        f"LLM: {block.llm or 'none'}   level: {block.level}",
     ]
-    for label, path, ci_path in TABLE_ROWS:
-        value = _number(_lookup(block, path))
-        interval = _lookup(block, ci_path) if ci_path else None
+    for label, value_of, ci_of in TABLE_ROWS:
+        value = _number(value_of(block))
+        interval = ci_of(block) if ci_of else None
         shown = f"[{_number(interval[0])}, {_number(interval[1])}]" if interval else ""
         lines.append(f"  {label:<26}{value:>9}  {shown}".rstrip())
-    lines.extend(f"  note: {note}" for note in block["notes"])
+    lines.extend(f"  note: {note}" for note in block.notes)
     return lines
 
 
-def format_table(report: dict[str, Any]) -> str:
-    """The report as plain text: one section per dimension and per breakdown group."""
+def format_table(blocks: dict[str, AgreementBlock]) -> str:
+    """The blocks as plain text: one section per dimension and per breakdown group."""
     lines: list[str] = []
-    for name, block in report["dimensions"].items():
+    for name, block in blocks.items():
         lines.extend(_table_block(f"dimension: {name}", block))
-        for column, groups in block.get("by", {}).items():
+        for column, groups in (block.by or {}).items():
             for value, group in groups.items():
                 lines.append("")
                 lines.extend(_table_block(f"dimension: {name} / {column} = {value}", group))
@@ -147,7 +152,7 @@ class Command(BaseCommand):
             listed = ", ".join(raters[:20]) + (", ..." if len(raters) > 20 else "")
             raise CommandError(f"--llm {llm}: {path} has no rater of that name (raters: {listed})")
         try:
-            report = human_llm_agreement(
+            blocks = agreement_blocks(
                 frame,
                 llm=llm,
                 level=options["level"],
@@ -159,6 +164,7 @@ class Command(BaseCommand):
         except InputError as error:
             raise CommandError(f"{path}: {error}") from error
         if options["format"] == "table":
-            self.stdout.write(format_table(report), ending="")
+            self.stdout.write(format_table(blocks), ending="")
         else:
+            report = {"dimensions": {name: block.as_json() for name, block in blocks.items()}}
             self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False))

@@ -1,0 +1,191 @@
+"""The report's figures, drawn on the server as SVG from the report's numbers: a scatter of the
+human mean against the LLM's score per dimension (jittered, so that equal scores do not hide one
+another), a heatmap of α by dimension and system, and the distribution of human and LLM scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from django.utils.translation import gettext as _
+
+from annotation.report.items import Histogram, ScatterSeries, scale_points
+from annotation.report.names import dimension_names, system_label
+from annotation.report.rows import ALPHA_HUMANS, ALPHA_HUMANS_PLUS_LLM, rated_blocks
+from evalsite.charts import Box, Figure, Frame, Line, Point, Text
+
+# Half the width of the jitter, in scale points: wide enough to separate equal scores, narrow
+# enough that a point never looks like a neighbouring value.
+JITTER = 0.15
+
+
+def scatter_figure(
+    spec: dict[str, Any], scatter: ScatterSeries, evaluator: str, seed: int, position: int
+) -> Figure:
+    """Human mean (x) against the LLM's score (y) for each item, with the diagonal y = x."""
+    low, high = spec["scale"]
+    area = Frame(36, 12, 196, 196, low - 0.5, high + 0.5)
+    shown, total = len(scatter.points), scatter.total
+    description = _(
+        "%(shown)d of %(total)d items; each point is one item, the dashed line marks equal scores."
+    ) % {"shown": shown, "total": total}
+    figure = Figure(
+        dom_id=f"scatter-{spec['key']}",
+        kind="scatter",
+        title=_("%(dimension)s: human mean against %(evaluator)s")
+        % {"dimension": spec.get("name", spec["key"]), "evaluator": evaluator},
+        description=description,
+        width=240,
+        height=248,
+    )
+    for value in scale_points(spec):
+        figure.lines.append(Line(area.x(value), area.top, area.x(value), area.top + area.height))
+        figure.lines.append(Line(area.left, area.y(value), area.left + area.width, area.y(value)))
+        figure.texts.append(Text(area.x(value), area.top + area.height + 14, f"{value}"))
+        figure.texts.append(Text(area.left - 6, area.y(value) + 4, f"{value}", anchor="end"))
+    figure.lines.append(Line(area.x(low), area.y(low), area.x(high), area.y(high), css="diagonal"))
+    figure.texts.append(Text(area.left + area.width / 2, 246, _("human mean")))
+    figure.texts.append(Text(10, area.top + area.height / 2, evaluator, vertical=True))
+    jitter = np.random.default_rng([seed, position]).uniform(-JITTER, JITTER, size=(shown, 2))
+    for (_item, mean, llm), (dx, dy) in zip(scatter.points, jitter, strict=True):
+        figure.points.append(Point(area.x(mean + dx), area.y(llm + dy)))
+    return figure
+
+
+def alpha_colour(alpha: float | None) -> str:
+    """White at α = 0, deepening to blue at 1 and to red below 0; grey when undefined."""
+    if alpha is None:
+        return "#e5e7eb"
+    strength = min(1.0, abs(alpha))
+    target = (37, 99, 235) if alpha >= 0 else (220, 38, 38)
+    red, green, blue = (round(255 + (part - 255) * strength) for part in target)
+    return f"#{red:02x}{green:02x}{blue:02x}"
+
+
+def heatmap_figure(result: dict[str, Any], evaluation: dict[str, Any]) -> Figure | None:
+    """α (humans with the LLM, or among humans without one) by dimension and system."""
+    if "system" not in result["breakdowns"]:
+        return None
+    rows = rated_blocks(evaluation)
+    names = dimension_names(result)
+    systems = sorted({system for _name, block in rows for system in block.by.get("system", {})})
+    if not systems:
+        return None
+    which = ALPHA_HUMANS if evaluation["evaluator"] is None else ALPHA_HUMANS_PLUS_LLM
+    # About 6.2 pixels per character of the 11-pixel labels.
+    longest = max(len(names[key]) for key, _block in rows)
+    cell_width, cell_height, left, top = 76, 28, 16 + round(6.2 * longest), 34
+    figure = Figure(
+        dom_id="heatmap",
+        kind="heatmap",
+        title=_("Krippendorff's α by dimension and system"),
+        description=(
+            _("α among people")
+            if which == ALPHA_HUMANS
+            else _("α of people with the LLM as a rater")
+        )
+        + " · "
+        + _("%(rows)d dimensions × %(columns)d systems; grey where α has no value.")
+        % {"rows": len(rows), "columns": len(systems)},
+        width=left + cell_width * len(systems) + 4,
+        height=top + cell_height * len(rows) + 4,
+    )
+    for column, system in enumerate(systems):
+        figure.texts.append(
+            Text(left + cell_width * (column + 0.5), top - 10, system_label(system))
+        )
+    for row, (key, block) in enumerate(rows):
+        name = names[key]
+        y = top + cell_height * row
+        figure.texts.append(Text(left - 8, y + cell_height / 2 + 4, name, anchor="end"))
+        groups = block.by.get("system", {})
+        for column, system in enumerate(systems):
+            group = groups.get(system)
+            alpha = None if group is None else which.value(group)
+            x = left + cell_width * column
+            shown = "—" if alpha is None else f"{alpha:.2f}"
+            figure.boxes.append(
+                Box(
+                    x,
+                    y,
+                    cell_width - 2,
+                    cell_height - 2,
+                    "cell",
+                    alpha_colour(alpha),
+                    f"{name} · {system_label(system)}: α = {shown}",
+                )
+            )
+            dark = alpha is not None and abs(alpha) > 0.6
+            figure.texts.append(
+                Text(
+                    x + cell_width / 2,
+                    y + cell_height / 2 + 4,
+                    shown,
+                    fill="#fff" if dark else "#333",
+                )
+            )
+    return figure
+
+
+def _point_label(points: Sequence[int], index: int) -> str:
+    """A pairwise scale's lowest value means response A and its highest response B."""
+    if index == 0:
+        return "A"
+    return "B" if index == len(points) - 1 else str(points[index])
+
+
+def histogram_figure(spec: dict[str, Any], histogram: Histogram, evaluator: str | None) -> Figure:
+    """The share of human scores and of the LLM's scores at each point of the scale."""
+    points = histogram.values
+    human = histogram.human
+    machine = histogram.llm.get(evaluator, []) if evaluator else []
+    series = [("human", _("people"), human)]
+    if machine:
+        series.append(("llm", evaluator or "", machine))
+    left, top, width, height = 36, 12, 196, 120
+    group = width / len(points)
+    bar = (group - 8) / len(series)
+    pairwise = spec["kind"] == "pairwise"
+    figure = Figure(
+        dom_id=f"histogram-{spec['key']}",
+        kind="histogram",
+        title=_("%(dimension)s: distribution of scores")
+        % {"dimension": spec.get("name", spec["key"])},
+        description=_("Share of %(human)d human scores") % {"human": sum(human)}
+        + (
+            _(" and of %(llm)d scores of %(evaluator)s")
+            % {"llm": sum(machine), "evaluator": evaluator}
+            if machine
+            else ""
+        )
+        + _(" at each point of the scale."),
+        width=240,
+        height=168,
+    )
+    figure.lines.append(Line(left, top + height, left + width, top + height, css="axis"))
+    for share in (0.5, 1.0):
+        y = round(top + height - share * height, 1)
+        figure.lines.append(Line(left, y, left + width, y))
+        figure.texts.append(Text(left - 4, y + 4, f"{share:.0%}", anchor="end"))
+    for index, value in enumerate(points):
+        label = _point_label(points, index) if pairwise else str(value)
+        x0 = left + group * index + 4
+        figure.texts.append(Text(left + group * (index + 0.5), top + height + 14, label))
+        for offset, (css, name, counts) in enumerate(series):
+            total = sum(counts) or 1
+            share = counts[index] / total
+            figure.boxes.append(
+                Box(
+                    round(x0 + bar * offset, 1),
+                    round(top + height - share * height, 1),
+                    round(bar - 1, 1),
+                    round(share * height, 1),
+                    f"bar {css}",
+                    "#2563eb" if css == "human" else "#f59e0b",
+                    f"{label}: {share:.0%} ({counts[index]}) · {name}",
+                )
+            )
+    figure.texts.append(Text(left + width / 2, 164, " / ".join(name for _c, name, _n in series)))
+    return figure

@@ -1,0 +1,234 @@
+"""What the report page shows of a computed report: its tables, figures and verdicts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.urls import reverse
+from django.utils.translation import gettext_lazy
+
+from annotation.models import Campaign
+from annotation.report.blocks import PairwiseBlock, RatedBlock
+from annotation.report.compute import PERSONA_BREAKDOWNS
+from annotation.report.figures import heatmap_figure, histogram_figure, scatter_figure
+from annotation.report.items import Histogram, ScatterSeries
+from annotation.report.names import dimension_names, system_label
+from annotation.report.rows import (
+    ALPHA_HUMANS,
+    ALPHA_HUMANS_PLUS_LLM,
+    HEADLINE,
+    MAE,
+    Column,
+    levels_of,
+    pairwise_blocks,
+    rated_blocks,
+)
+from annotation.report.verdict import evaluation_of, verdict
+from evalsite.agreement.common import Interval
+
+PERSONA_LABELS = {
+    "persona_emotion": gettext_lazy("Persona emotion"),
+    "persona_age_group": gettext_lazy("Persona age group"),
+}
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    n: int | None = None
+    note: str = ""
+
+
+def _number(value: float | None, digits: int = 2) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def estimate_cell(
+    value: float | None, interval: Interval | None, notes: list[str], n: int | None = None
+) -> Cell:
+    """``0.53 [0.47, 0.58]`` with the number of items it rests on."""
+    text = _number(value)
+    if value is not None and interval:
+        text += f" [{interval[0]:.2f}, {interval[1]:.2f}]"
+    return Cell(text, n, " ".join(notes) if value is None else "")
+
+
+def column_cell(block: RatedBlock, column: Column) -> Cell:
+    """The cell of one statistic of ``block``."""
+    return estimate_cell(
+        column.value(block),
+        None if column.ci is None else column.ci(block),
+        block.notes,
+        None if column.size is None else column.size(block.n),
+    )
+
+
+def _headline(block: RatedBlock) -> list[Cell]:
+    return [column_cell(block, column) for column in HEADLINE]
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """One dimension (or the pooled ones) in the summary table."""
+
+    key: str
+    name: str
+    level: str
+    n: int | None
+    cells: list[Cell]
+    error: str
+
+
+@dataclass(frozen=True)
+class BreakdownRow:
+    """One breakdown group of a dimension: a system, or a persona attribute's value."""
+
+    dimension: str
+    value: str
+    n: int | None
+    cells: list[Cell]
+
+
+@dataclass(frozen=True)
+class PairwiseRow:
+    """One pairwise dimension: shares of A and B, α, and the LLM's agreement with the majority."""
+
+    name: str
+    block: PairwiseBlock
+    share_a: str
+    share_b: str
+    alpha_humans: Cell
+    alpha_humans_plus_llm: Cell
+    majority: Cell
+
+
+def _summary(result: dict[str, Any], evaluation: dict[str, Any]) -> list[SummaryRow]:
+    names = dimension_names(result)
+    levels = levels_of(result)
+    return [
+        SummaryRow(
+            key=key,
+            name=names[key],
+            level=levels[key],
+            n=block.n.items,
+            cells=_headline(block),
+            error=block.error or "",
+        )
+        for key, block in rated_blocks(evaluation)
+    ]
+
+
+def _breakdown(
+    result: dict[str, Any], evaluation: dict[str, Any], column: str
+) -> list[BreakdownRow]:
+    names = dimension_names(result)
+    return [
+        BreakdownRow(
+            dimension=names[key],
+            value=system_label(value),
+            n=group.n.items,
+            cells=[*_headline(group), column_cell(group, MAE)],
+        )
+        for key, block in rated_blocks(evaluation)
+        for value, group in block.by.get(column, {}).items()
+    ]
+
+
+def _pairwise(result: dict[str, Any], evaluation: dict[str, Any]) -> list[PairwiseRow]:
+    names = dimension_names(result)
+    return [
+        PairwiseRow(
+            name=names[key],
+            block=block,
+            share_a=_percent(block.share_a),
+            share_b=_percent(block.share_b),
+            alpha_humans=column_cell(block.rated, ALPHA_HUMANS),
+            alpha_humans_plus_llm=column_cell(block.rated, ALPHA_HUMANS_PLUS_LLM),
+            majority=estimate_cell(
+                block.llm_majority_agreement, block.llm_majority_agreement_ci, block.notes
+            ),
+        )
+        for key, block in pairwise_blocks(evaluation)
+    ]
+
+
+def _percent(share: float | None) -> str:
+    return "—" if share is None else f"{share:.0%}"
+
+
+def _disagreements(
+    campaign: Campaign, result: dict[str, Any], evaluation: dict[str, Any]
+) -> list[dict[str, Any]]:
+    names = dimension_names(result)
+    rows = []
+    for row in evaluation["disagreements"]:
+        link = (
+            reverse("annotation:transcript_scores", args=[campaign.pk, row["transcript"]])
+            if row.get("transcript")
+            else None
+        )
+        rows.append(
+            {
+                **row,
+                "name": names.get(row["dimension"], row["dimension"]),
+                "url": link,
+                "humans_text": ", ".join(f"{value:g}" for value in row["humans"]),
+                "human_mean_text": _number(row["human_mean"]),
+                "difference_text": f"{row['difference']:+.2f}",
+            }
+        )
+    return rows
+
+
+def report_context(
+    campaign: Campaign, result: dict[str, Any], evaluator: str | None
+) -> dict[str, Any]:
+    """Everything the page shows of a computed report, for one chosen LLM evaluator."""
+    evaluation = evaluation_of(result, evaluator)
+    chosen = evaluation["evaluator"]
+    names = dimension_names(result)
+    specs = {spec["key"]: {**spec, "name": names[spec["key"]]} for spec in result["dimensions"]}
+    scatters = [
+        scatter_figure(
+            specs[key], ScatterSeries.from_json(points), chosen or "", result["seed"], position
+        )
+        for position, (key, points) in enumerate(evaluation["scatter"].items())
+        if points["points"]
+    ]
+    histograms = [
+        histogram_figure(spec, Histogram.from_json(result["histograms"][key]), chosen)
+        for key, spec in specs.items()
+    ]
+    return {
+        "result": result,
+        "computed_at": datetime.fromisoformat(result["computed_at"]),
+        "evaluation": evaluation,
+        "evaluator": chosen,
+        "verdict": verdict(result, evaluation),
+        "summaries": [
+            {
+                "evaluator": each["evaluator"],
+                "rows": _summary(result, each),
+                "verdict": verdict(result, each),
+            }
+            for each in result["evaluations"]
+        ],
+        "pairwise": _pairwise(result, evaluation),
+        "per_system": _breakdown(result, evaluation, "system"),
+        "per_persona": [
+            {
+                "label": PERSONA_LABELS[column],
+                "table_id": f"per-{column.replace('_', '-')}",
+                "rows": _breakdown(result, evaluation, column),
+            }
+            for column in PERSONA_BREAKDOWNS
+            if column in result["breakdowns"]
+        ],
+        "scatters": scatters,
+        "heatmap": heatmap_figure(result, evaluation),
+        "histograms": histograms,
+        "disagreements": _disagreements(campaign, result, evaluation),
+        "pooled_names": [names[key] for key in result["pooled_dimensions"]],
+    }

@@ -1,0 +1,339 @@
+"""The report's tables, row by row, and the one definition of every exported column header.
+
+Each statistic is a `Column`: its header, and how to read its value, its CI and the number of
+items it rests on from a typed block. The workbook, the CSV files and the page all take their
+columns from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from annotation.report.blocks import PairwiseBlock, RatedBlock, Sizes
+from annotation.report.compute import PERSONA_BREAKDOWNS
+from annotation.report.dimensions import POOLED
+from annotation.report.verdict import verdict
+from evalsite.agreement.common import Interval
+from evalsite.spreadsheets import CellValue
+
+
+@dataclass(frozen=True)
+class Column:
+    """One statistic of a block as exported: ``name``, and ``name_low``/``name_high`` for its CI,
+    and ``name_n`` for the items it rests on where the headline shows them."""
+
+    name: str
+    value: Callable[[RatedBlock], float | None]
+    ci: Callable[[RatedBlock], Interval | None] | None = None
+    size: Callable[[Sizes], int | None] | None = None
+
+    @property
+    def headers(self) -> list[str]:
+        return (
+            [self.name] if self.ci is None else [self.name, f"{self.name}_low", f"{self.name}_high"]
+        )
+
+    def cells(self, block: RatedBlock) -> list[CellValue]:
+        value = self.value(block)
+        if self.ci is None:
+            return [value]
+        interval = self.ci(block)
+        return [value, *(interval or (None, None))]
+
+
+ALPHA_HUMANS = Column(
+    "alpha_humans",
+    lambda b: b.agreement.alpha.humans,
+    lambda b: b.agreement.alpha_ci.humans,
+    lambda n: n.alpha_humans,
+)
+ALPHA_HUMANS_PLUS_LLM = Column(
+    "alpha_humans_plus_llm",
+    lambda b: b.agreement.alpha.humans_plus_llm,
+    lambda b: b.agreement.alpha_ci.humans_plus_llm,
+    lambda n: n.alpha_humans_plus_llm,
+)
+ALPHA_LLM_VS_HUMAN_MEAN = Column(
+    "alpha_llm_vs_human_mean",
+    lambda b: b.agreement.alpha.llm_vs_human_mean,
+    lambda b: b.agreement.alpha_ci.llm_vs_human_mean,
+)
+PEARSON_R = Column(
+    "pearson_r",
+    lambda b: b.agreement.pearson.value,
+    lambda b: b.agreement.pearson.ci,
+    lambda n: n.paired,
+)
+PEARSON_P = Column("pearson_p", lambda b: b.agreement.pearson.p)
+SPEARMAN_RHO = Column(
+    "spearman_rho",
+    lambda b: b.agreement.spearman.value,
+    lambda b: b.agreement.spearman.ci,
+    lambda n: n.paired,
+)
+SPEARMAN_P = Column("spearman_p", lambda b: b.agreement.spearman.p)
+KENDALL_TAU = Column(
+    "kendall_tau",
+    lambda b: b.agreement.kendall.value,
+    lambda b: b.agreement.kendall.ci,
+    lambda n: n.paired,
+)
+KENDALL_P = Column("kendall_p", lambda b: b.agreement.kendall.p)
+MAE = Column("mae", lambda b: b.agreement.mae, lambda b: b.agreement.mae_ci)
+EXACT_AGREEMENT = Column(
+    "exact_agreement",
+    lambda b: b.agreement.exact_agreement,
+    lambda b: b.agreement.exact_agreement_ci,
+)
+WITHIN_ONE = Column(
+    "within_one", lambda b: b.agreement.within_one, lambda b: b.agreement.within_one_ci
+)
+
+HEADLINE = (ALPHA_HUMANS, ALPHA_HUMANS_PLUS_LLM, PEARSON_R, SPEARMAN_RHO, KENDALL_TAU)
+DETAIL = (
+    ALPHA_HUMANS,
+    ALPHA_HUMANS_PLUS_LLM,
+    ALPHA_LLM_VS_HUMAN_MEAN,
+    PEARSON_R,
+    PEARSON_P,
+    SPEARMAN_RHO,
+    SPEARMAN_P,
+    KENDALL_TAU,
+    KENDALL_P,
+    MAE,
+    EXACT_AGREEMENT,
+    WITHIN_ONE,
+)
+
+
+def _headline_cells(block: RatedBlock) -> list[CellValue]:
+    cells: list[CellValue] = [block.n.items]
+    for column in HEADLINE:
+        cells.extend(column.cells(block))
+        cells.append(None if column.size is None else column.size(block.n))
+    return cells
+
+
+HEADLINE_HEADER = [
+    "n_items",
+    *[header for column in HEADLINE for header in (*column.headers, f"{column.name}_n")],
+]
+DETAIL_HEADER = [
+    "n_items",
+    "n_alpha_humans",
+    "n_alpha_humans_plus_llm",
+    "n_paired",
+    *[header for column in DETAIL for header in column.headers],
+    "notes",
+]
+
+
+def _detail_cells(block: RatedBlock) -> list[CellValue]:
+    cells: list[CellValue] = [
+        block.n.items,
+        block.n.alpha_humans,
+        block.n.alpha_humans_plus_llm,
+        block.n.paired,
+    ]
+    for column in DETAIL:
+        cells.extend(column.cells(block))
+    notes = list(block.notes)
+    if block.error:
+        notes.insert(0, block.error)
+    cells.append(" ".join(notes))
+    return cells
+
+
+def rated_blocks(evaluation: dict[str, Any]) -> list[tuple[str, RatedBlock]]:
+    """(dimension, block) of every rated dimension of an evaluation, the pooled one first."""
+    blocks: list[tuple[str, RatedBlock]] = []
+    if evaluation["pooled"] is not None:
+        blocks.append((POOLED, RatedBlock.from_json(evaluation["pooled"])))
+    blocks.extend(
+        (key, RatedBlock.from_json(block)) for key, block in evaluation["dimensions"].items()
+    )
+    return blocks
+
+
+def _blocks(result: dict[str, Any]) -> Iterator[tuple[str, str, RatedBlock]]:
+    """(evaluator, dimension, block) of every rated dimension, the pooled one first."""
+    for evaluation in result["evaluations"]:
+        evaluator = evaluation["evaluator"] or ""
+        for key, block in rated_blocks(evaluation):
+            yield evaluator, key, block
+
+
+def _label(result: dict[str, Any], evaluator: str, dimension: str) -> str:
+    return dimension if len(result["evaluations"]) == 1 else f"{dimension} · {evaluator}"
+
+
+SUMMARY_HEADER = ["label", "evaluator", "dimension", "level", *HEADLINE_HEADER, "verdict"]
+
+
+def levels_of(result: dict[str, Any]) -> dict[str, str]:
+    """The level of measurement of each dimension of a report, the pooled one included."""
+    levels = {spec["key"]: spec["level"] for spec in result["dimensions"]}
+    pooled = result["pooled_dimensions"]
+    if pooled:
+        levels[POOLED] = levels[pooled[0]]
+    return levels
+
+
+def summary_rows(result: dict[str, Any]) -> Iterator[list[CellValue]]:
+    levels = levels_of(result)
+    verdicts = {
+        evaluation["evaluator"] or "": verdict(result, evaluation)
+        for evaluation in result["evaluations"]
+    }
+    for evaluator, dimension, block in _blocks(result):
+        yield [
+            _label(result, evaluator, dimension),
+            evaluator,
+            dimension,
+            levels[dimension],
+            *_headline_cells(block),
+            verdicts[evaluator] if dimension == POOLED else "",
+        ]
+
+
+PER_DIMENSION_HEADER = ["evaluator", "dimension", "level", "scale_min", "scale_max", *DETAIL_HEADER]
+
+
+def per_dimension_rows(result: dict[str, Any]) -> Iterator[list[CellValue]]:
+    specs = {spec["key"]: spec for spec in result["dimensions"]}
+    pooled = result["pooled_dimensions"]
+    if pooled:
+        specs[POOLED] = {**specs[pooled[0]], "key": POOLED}
+    for evaluator, dimension, block in _blocks(result):
+        spec = specs[dimension]
+        yield [
+            evaluator,
+            dimension,
+            spec["level"],
+            spec["scale"][0],
+            spec["scale"][1],
+            *_detail_cells(block),
+        ]
+
+
+BREAKDOWN_HEADER = [*HEADLINE_HEADER, *MAE.headers]
+
+
+def _breakdown_rows(
+    result: dict[str, Any], columns: Sequence[str], *, with_column: bool
+) -> Iterator[list[CellValue]]:
+    for evaluator, dimension, block in _blocks(result):
+        for column in columns:
+            for value, group in block.by.get(column, {}).items():
+                yield [
+                    evaluator,
+                    dimension,
+                    *([column] if with_column else []),
+                    value,
+                    *_headline_cells(group),
+                    *MAE.cells(group),
+                ]
+
+
+PER_SYSTEM_HEADER = ["evaluator", "dimension", "system", *BREAKDOWN_HEADER]
+PER_PERSONA_HEADER = ["evaluator", "dimension", "attribute", "value", *BREAKDOWN_HEADER]
+
+
+def per_system_rows(result: dict[str, Any]) -> Iterator[list[CellValue]]:
+    return _breakdown_rows(result, ["system"], with_column=False)
+
+
+def per_persona_rows(result: dict[str, Any]) -> Iterator[list[CellValue]]:
+    return _breakdown_rows(result, PERSONA_BREAKDOWNS, with_column=True)
+
+
+# The people's majority as the LLM's pick, over the items that have a majority.
+LLM_MAJORITY_AGREEMENT = "llm_majority_agreement"
+PAIRWISE_HEADER = [
+    "evaluator",
+    "dimension",
+    "n_items",
+    "n_judgements",
+    "share_a",
+    "share_b",
+    "share_other",
+    *ALPHA_HUMANS.headers,
+    *ALPHA_HUMANS_PLUS_LLM.headers,
+    "llm_share_a",
+    "n_majority_items",
+    LLM_MAJORITY_AGREEMENT,
+    f"{LLM_MAJORITY_AGREEMENT}_low",
+    f"{LLM_MAJORITY_AGREEMENT}_high",
+    "notes",
+]
+
+
+def pairwise_blocks(evaluation: dict[str, Any]) -> list[tuple[str, PairwiseBlock]]:
+    """(dimension, block) of every pairwise dimension of an evaluation."""
+    return [(key, PairwiseBlock.from_json(block)) for key, block in evaluation["pairwise"].items()]
+
+
+def pairwise_rows(result: dict[str, Any]) -> Iterator[list[CellValue]]:
+    for evaluation in result["evaluations"]:
+        for key, block in pairwise_blocks(evaluation):
+            majority = block.llm_majority_agreement_ci or (None, None)
+            notes = [block.error] if block.error else []
+            yield [
+                evaluation["evaluator"] or "",
+                key,
+                block.n_items,
+                block.n_judgements,
+                block.share_a,
+                block.share_b,
+                block.share_other,
+                *ALPHA_HUMANS.cells(block.rated),
+                *ALPHA_HUMANS_PLUS_LLM.cells(block.rated),
+                block.llm_share_a,
+                block.n_majority_items,
+                block.llm_majority_agreement,
+                majority[0],
+                majority[1],
+                " ".join([*notes, *block.notes]),
+            ]
+
+
+TRANSCRIPT_COLUMNS = ("system", "dataset", "lang", "persona_emotion", "persona_age_group")
+
+
+HUMAN_SCORES_HEADER = [
+    "item",
+    "annotator",
+    "dimension",
+    "score",
+    "rationale",
+    "time_on_task_ms",
+    "updated_at",
+    *TRANSCRIPT_COLUMNS,
+]
+
+
+LLM_SCORES_HEADER = [
+    "item",
+    "evaluator",
+    "dimension",
+    "score",
+    "rationale",
+    "imported_at",
+    *TRANSCRIPT_COLUMNS,
+]
+
+
+DISAGREEMENTS_HEADER = [
+    "evaluator",
+    "dimension",
+    "item",
+    "system",
+    "human_mean",
+    "human_scores",
+    "llm_score",
+    "difference",
+    "relative_gap",
+    "llm_rationale",
+]

@@ -1,0 +1,235 @@
+"""The report as an Excel workbook and as one CSV file per table (``evalsite.spreadsheets``)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+import numpy as np
+
+from annotation.concept.sheet import concept_sheet
+from annotation.models import Assignment, Campaign, LLMScore, Response
+from annotation.report.compute import evaluator_raters
+from annotation.report.dimensions import DimensionSpec
+from annotation.report.items import disagreements
+from annotation.report.rows import (
+    DISAGREEMENTS_HEADER,
+    HUMAN_SCORES_HEADER,
+    LLM_SCORES_HEADER,
+    PAIRWISE_HEADER,
+    PER_DIMENSION_HEADER,
+    PER_PERSONA_HEADER,
+    PER_SYSTEM_HEADER,
+    SUMMARY_HEADER,
+    TRANSCRIPT_COLUMNS,
+    pairwise_rows,
+    per_dimension_rows,
+    per_persona_rows,
+    per_system_rows,
+    summary_rows,
+)
+from annotation.report.scores import long_scores
+from evalsite.spreadsheets import (
+    BarChartSpec,
+    CellValue,
+    ScatterChartSpec,
+    Sheet,
+    write_csv,
+    write_workbook,
+)
+
+
+def human_score_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
+    """Every submitted answer, straight from the database, a chunk at a time."""
+    answers = (
+        Response.objects.filter(
+            assignment__campaign=campaign, assignment__status=Assignment.Status.SUBMITTED
+        )
+        .order_by("transcript__position", "transcript_id", "dimension__position", "pk")
+        .values_list(
+            "transcript__external_id",
+            "assignment__annotator__username",
+            "dimension__key",
+            "value",
+            "rationale",
+            "time_on_task_ms",
+            "updated_at",
+            *(f"transcript__{name}" for name in TRANSCRIPT_COLUMNS),
+        )
+    )
+    for item, annotator, dimension, value, rationale, ms, updated, *meta in answers.iterator(
+        chunk_size=2000
+    ):
+        yield [item, annotator, dimension, value, rationale, ms, updated.isoformat(), *meta]
+
+
+def llm_score_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
+    """Every LLM score with its rationale, straight from the database, a chunk at a time."""
+    scores = (
+        LLMScore.objects.filter(transcript__campaign=campaign)
+        .order_by("transcript__position", "transcript_id", "dimension__position", "evaluator")
+        .values_list(
+            "transcript__external_id",
+            "evaluator",
+            "dimension__key",
+            "score",
+            "rationale",
+            "imported_at",
+            *(f"transcript__{name}" for name in TRANSCRIPT_COLUMNS),
+        )
+    )
+    for item, evaluator, dimension, score, rationale, imported, *meta in scores.iterator(
+        chunk_size=2000
+    ):
+        yield [item, evaluator, dimension, score, rationale, imported.isoformat(), *meta]
+
+
+def disagreement_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
+    """Every (item, dimension) scored by an LLM and a person, the largest gap first: the
+    current data, whereas the page lists the largest of the computed report."""
+    frame = long_scores(campaign)
+    frame["evaluator"] = np.where(frame["is_llm"], frame["rater"], "")
+    evaluators = evaluator_raters(frame)
+    frame.loc[frame["is_llm"], "rater"] = frame.loc[frame["is_llm"], "rater"].map(evaluators)
+    specs = [DimensionSpec.of(d) for d in campaign.rubric.dimensions.order_by("position")]
+    rationales = {
+        (item, evaluator, dimension): rationale
+        for item, evaluator, dimension, rationale in LLMScore.objects.filter(
+            transcript__campaign=campaign
+        )
+        .exclude(rationale="")
+        .values_list("transcript__external_id", "evaluator", "dimension__key", "rationale")
+        .iterator(chunk_size=2000)
+    }
+    for name, rater in evaluators.items():
+        rows = frame[~frame["is_llm"] | (frame["rater"] == rater)]
+        for row in disagreements(rows, specs, rater):
+            yield [
+                name,
+                row.dimension,
+                row.item,
+                row.system,
+                row.human_mean,
+                ", ".join(f"{value:g}" for value in row.humans),
+                row.llm,
+                row.difference,
+                row.relative_gap,
+                rationales.get((row.item, name, row.dimension), ""),
+            ]
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of the exports: its sheet title, and how to make its sheet."""
+
+    slug: str
+    title: str
+    sheet: Callable[[Campaign, dict[str, Any]], Sheet]
+
+
+def _summary_sheet(campaign: Campaign, result: dict[str, Any]) -> Sheet:
+    return Sheet(
+        "Summary",
+        SUMMARY_HEADER,
+        summary_rows(result),
+        charts=[
+            BarChartSpec(
+                "Krippendorff's α per dimension",
+                categories="label",
+                values=["alpha_humans", "alpha_humans_plus_llm"],
+                y_title="α",
+            )
+        ],
+    )
+
+
+def _disagreements_sheet(campaign: Campaign, result: dict[str, Any]) -> Sheet:
+    return Sheet(
+        "Disagreements",
+        DISAGREEMENTS_HEADER,
+        disagreement_rows(campaign),
+        charts=[
+            ScatterChartSpec(
+                "LLM score against the human mean",
+                x="human_mean",
+                y="llm_score",
+                x_title="human mean",
+                y_title="LLM score",
+            )
+        ],
+    )
+
+
+TABLES: tuple[Table, ...] = (
+    Table("summary", "Summary", _summary_sheet),
+    Table(
+        "per-dimension",
+        "Per dimension",
+        lambda c, r: Sheet("Per dimension", PER_DIMENSION_HEADER, per_dimension_rows(r)),
+    ),
+    Table(
+        "per-system",
+        "Per system",
+        lambda c, r: Sheet("Per system", PER_SYSTEM_HEADER, per_system_rows(r)),
+    ),
+    Table(
+        "per-persona",
+        "Per persona",
+        lambda c, r: Sheet("Per persona", PER_PERSONA_HEADER, per_persona_rows(r)),
+    ),
+    Table(
+        "pairwise", "Pairwise", lambda c, r: Sheet("Pairwise", PAIRWISE_HEADER, pairwise_rows(r))
+    ),
+    Table(
+        "human-scores",
+        "Human scores",
+        lambda c, r: Sheet("Human scores", HUMAN_SCORES_HEADER, human_score_rows(c)),
+    ),
+    Table(
+        "llm-scores",
+        "LLM scores",
+        lambda c, r: Sheet("LLM scores", LLM_SCORES_HEADER, llm_score_rows(c)),
+    ),
+    Table("disagreements", "Disagreements", _disagreements_sheet),
+)
+
+
+def _concept_sheet(campaign: Campaign, result: dict[str, Any]) -> Sheet:
+    return _titled(concept_sheet(campaign), "CONCEPT")
+
+
+def report_tables() -> list[Table]:
+    """Every table of the exports, in the workbook's order; CONCEPT last."""
+    return [*TABLES, Table("concept", "CONCEPT", _concept_sheet)]
+
+
+def _titled(sheet: Sheet, title: str) -> Sheet:
+    return Sheet(title, sheet.header, sheet.rows, sheet.charts)
+
+
+def write_report_workbook(
+    target: str | IO[bytes], campaign: Campaign, result: dict[str, Any]
+) -> None:
+    write_workbook(target, [table.sheet(campaign, result) for table in report_tables()])
+
+
+def write_report_csv(
+    stream: IO[str], campaign: Campaign, result: dict[str, Any], slug: str
+) -> None:
+    """One table as CSV; raises KeyError for a table the report does not have."""
+    tables = {table.slug: table for table in report_tables()}
+    sheet = tables[slug].sheet(campaign, result)
+    write_csv(stream, sheet.header, sheet.rows)
+
+
+def csv_bytes(campaign: Campaign, result: dict[str, Any], slug: str) -> bytes:
+    buffer = io.StringIO()
+    write_report_csv(buffer, campaign, result, slug)
+    # The byte-order mark makes Excel read the file as UTF-8.
+    return buffer.getvalue().encode("utf-8-sig")
+
+
+def table_slugs() -> list[str]:
+    return [table.slug for table in report_tables()]

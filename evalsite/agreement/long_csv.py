@@ -1,0 +1,188 @@
+"""Long-format scores (one row per score): the CSV reader and the checks before analysis."""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evalsite.agreement.common import InputError, check_level, joined
+
+REQUIRED_COLUMNS = ("item", "rater", "score")
+RESERVED_COLUMNS = (*REQUIRED_COLUMNS, "dimension")
+
+
+def read_long_csv(path: str | Path) -> pd.DataFrame:
+    """Read a long CSV of scores: columns item, rater, score, optionally dimension, metadata.
+
+    Text columns stay text and scores become floats. The frame's index is each row's line
+    number in the file, so that later errors can name it. Raises `InputError`.
+    """
+    records: list[list[str]] = []
+    lines: list[int] = []
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            reader = csv.reader(handle, strict=True)
+            header = [name.strip() for name in next(reader, [])]
+            for row in reader:
+                if row:
+                    records.append(row)
+                    lines.append(reader.line_num)
+    except UnicodeDecodeError as error:
+        raise InputError(f"the file is not CSV text (byte {error.start} is not UTF-8)") from error
+    except csv.Error as error:
+        raise InputError(f"line {reader.line_num}: not valid CSV ({error})") from error
+    except OSError as error:
+        raise InputError(f"the file cannot be read ({error.strerror})") from error
+    _check_header(header)
+    if not records:
+        raise InputError("the file has a header but no rows of scores")
+    for line, row in zip(lines, records, strict=True):
+        if len(row) != len(header):
+            raise InputError(f"line {line}: {len(row)} field(s), but the header has {len(header)}")
+    frame = pd.DataFrame(records, columns=header, index=pd.Index(lines, name="line"))
+    for column in ("item", "rater", *(["dimension"] if "dimension" in header else [])):
+        blank = frame[column].str.strip() == ""
+        if blank.any():
+            raise InputError(f"line {frame.index[_first(blank)]}, column '{column}' is empty")
+    frame["score"] = [
+        _parse_score(text, line) for text, line in zip(frame["score"], frame.index, strict=True)
+    ]
+    return frame
+
+
+def _check_header(header: list[str]) -> None:
+    if not header or header == [""]:
+        raise InputError(
+            "the file is empty; its first line must be a header such as item,rater,score"
+        )
+    repeated = sorted({name for name in header if header.count(name) > 1})
+    if repeated:
+        raise InputError(f"line 1: the header repeats column '{repeated[0]}'")
+    for column in REQUIRED_COLUMNS:
+        if column not in header:
+            shown = ",".join(header)
+            if len(shown) > 80:
+                shown = shown[:77] + "..."
+            raise InputError(
+                f"line 1: there is no '{column}' column; the header must name item, rater and "
+                f"score (it reads: {shown})"
+            )
+
+
+def _parse_score(text: str, line: int) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"line {line}, column 'score': {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise InputError(f"line {line}, column 'score': {text!r} is not a finite number")
+    return value
+
+
+def _first(mask: pd.Series[bool]) -> int:
+    """Position of the first True in a boolean column."""
+    return int(np.argmax(mask.to_numpy()))
+
+
+def _where(frame: pd.DataFrame, label: object) -> str:
+    return f"{frame.index.name or 'row'} {label}"
+
+
+def validated(
+    long_frame: pd.DataFrame,
+    *,
+    level: str,
+    scale: tuple[float, float] | None,
+    by: Sequence[str],
+) -> pd.DataFrame:
+    """A checked copy of ``long_frame``: text columns as text, scores as finite floats, a
+    "dimension" column (``all`` when absent), one score per (dimension, item, rater), scores
+    within ``scale``, and one value per item of each ``by`` column. Raises `InputError`."""
+    check_level(level)
+    for column in REQUIRED_COLUMNS:
+        if column not in long_frame.columns:
+            raise InputError(f"the scores have no '{column}' column")
+    frame = long_frame.copy()
+    if not frame.index.is_unique:
+        frame = frame.reset_index(drop=True)
+    text_columns = ["item", "rater", *(["dimension"] if "dimension" in frame.columns else [])]
+    for column in text_columns:
+        missing = frame[column].isna()
+        if missing.any():
+            raise InputError(f"{_where(frame, frame.index[_first(missing)])}: no {column}")
+        frame[column] = frame[column].astype(str)
+    has_dimension = "dimension" in frame.columns
+    if not has_dimension:
+        frame["dimension"] = "all"
+    scores = pd.to_numeric(frame["score"], errors="coerce")
+    bad = scores.isna() | ~np.isfinite(scores.fillna(0.0))
+    if bad.any():
+        position = _first(bad)
+        raise InputError(
+            f"{_where(frame, frame.index[position])}: score {frame['score'].iloc[position]!r} "
+            "is not a number"
+        )
+    frame["score"] = scores.astype(np.float64)
+    key = ["dimension", "item", "rater"]
+    repeated = frame.duplicated(key, keep=False)
+    if repeated.any():
+        first = frame[repeated].iloc[0]
+        labels = frame.index[
+            repeated
+            & (frame["dimension"] == first["dimension"])
+            & (frame["item"] == first["item"])
+            & (frame["rater"] == first["rater"])
+        ]
+        places = f"{frame.index.name or 'row'}s {joined([str(label) for label in labels])}"
+        dimension = f" on dimension {first['dimension']}" if has_dimension else ""
+        raise InputError(
+            f"{places}: rater {first['rater']} scored item {first['item']} more than once"
+            f"{dimension}"
+        )
+    if scale is not None:
+        low, high = scale
+        if not low < high:
+            raise InputError(f"the scale {low:g}:{high:g} must run from a lower to a higher value")
+        outside = (frame["score"] < low) | (frame["score"] > high)
+        if outside.any():
+            position = _first(outside)
+            raise InputError(
+                f"{_where(frame, frame.index[position])}: score "
+                f"{float(frame['score'].iloc[position]):g} is outside the "
+                f"scale {low:g}:{high:g}"
+            )
+    if level == "ratio" and (frame["score"] < 0).any():
+        position = _first(frame["score"] < 0)
+        raise InputError(
+            f"{_where(frame, frame.index[position])}: score "
+            f"{float(frame['score'].iloc[position]):g} is negative, but "
+            "ratio-level scores cannot be"
+        )
+    for column in by:
+        _check_breakdown_column(frame, column)
+    return frame
+
+
+def _check_breakdown_column(frame: pd.DataFrame, column: str) -> None:
+    if column in RESERVED_COLUMNS or column not in frame.columns:
+        metadata = [name for name in frame.columns if name not in RESERVED_COLUMNS]
+        listed = ", ".join(str(name) for name in metadata) or "none"
+        raise InputError(
+            f"there is no metadata column '{column}' to break down by (metadata columns: {listed})"
+        )
+    frame[column] = frame[column].astype(str)
+    spread = frame.groupby(["dimension", "item"])[column].nunique()
+    if (spread > 1).any():
+        dimension, item = spread.index[_first(spread > 1)]
+        found = sorted(
+            frame.loc[(frame["dimension"] == dimension) & (frame["item"] == item), column].unique()
+        )
+        raise InputError(
+            f"item {item} has more than one value of '{column}' ({', '.join(found)}); a "
+            "breakdown needs one value per item"
+        )
