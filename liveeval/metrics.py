@@ -15,13 +15,13 @@ sessions and ratings into `SessionRow`s. docs/leaderboard.md explains every numb
 - Systems rank by C, then by average turns, fewer first. Equal on both, they share a rank
   (1, 1, 3).
 - Bootstrap CIs resample tasks, since the sessions of one task share its difficulty.
-- Agreement among judges is Krippendorff's α over (task, system) pairs: nominal for C and G,
-  ordinal for Sa and F.
+
+Agreement among judges, and between simulated users and judges, is in
+`liveeval.judge_agreement`, over the same rows.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from fractions import Fraction
@@ -30,8 +30,7 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from evalsite.agreement.alpha import AlphaStatistic, krippendorff_alpha
-from evalsite.agreement.bootstrap import bootstrap_ci, bootstrap_distributions, percentile_interval
+from evalsite.agreement.bootstrap import bootstrap_distributions, percentile_interval
 from evalsite.agreement.common import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
@@ -40,8 +39,6 @@ from evalsite.agreement.common import (
     Level,
     StatisticUndefined,
 )
-from evalsite.agreement.correlations import Correlation, correlations
-from evalsite.agreement.rates import RatioOfSums
 
 SystemId: TypeAlias = int | str
 TaskId: TypeAlias = int | str
@@ -134,7 +131,7 @@ class SessionRow:
 RowInput: TypeAlias = SessionRow | Mapping[str, Any]
 
 
-def _as_rows(rows: Iterable[RowInput], source: Source | None) -> list[SessionRow]:
+def as_rows(rows: Iterable[RowInput], source: Source | None) -> list[SessionRow]:
     converted = [
         row if isinstance(row, SessionRow) else SessionRow.from_mapping(row) for row in rows
     ]
@@ -145,7 +142,7 @@ def _as_rows(rows: Iterable[RowInput], source: Source | None) -> list[SessionRow
     return [row for row in converted if row.source == source]
 
 
-def _id_order(value: int | str) -> tuple[int, int, str]:
+def id_order(value: int | str) -> tuple[int, int, str]:
     """Sorts ids of either kind the same way in every process (unlike hashing)."""
     return (1, 0, value) if isinstance(value, str) else (0, value, "")
 
@@ -240,7 +237,7 @@ class _SystemSessions:
 
     @classmethod
     def of(cls, sessions: list[SessionRow], task_index: dict[TaskId, int]) -> _SystemSessions:
-        judges = sorted({row.judge for row in sessions}, key=_id_order)
+        judges = sorted({row.judge for row in sessions}, key=id_order)
         judge_index = {judge: index for index, judge in enumerate(judges)}
         count, completed, charged = np.zeros((3, len(judges), len(task_index)))
         for row in sessions:
@@ -327,15 +324,15 @@ def leaderboard(
     """
     if resamples < 0:
         raise ValueError("the number of resamples cannot be negative")
-    sessions = _as_rows(rows, source)
+    sessions = as_rows(rows, source)
     grouped: dict[SystemId, list[SessionRow]] = {}
     for row in sessions:
         grouped.setdefault(row.system, []).append(row)
-    tasks = sorted({row.task for row in sessions}, key=_id_order)
+    tasks = sorted({row.task for row in sessions}, key=id_order)
     task_index = {task: index for index, task in enumerate(tasks)}
     systems = {
         system: _SystemSessions.of(grouped[system], task_index)
-        for system in sorted(grouped, key=_id_order)
+        for system in sorted(grouped, key=id_order)
     }
     intervals, reasons = _intervals(systems, resamples=resamples, seed=seed, confidence=confidence)
 
@@ -377,174 +374,7 @@ def leaderboard(
 def max_average_turns(rows: Iterable[RowInput], *, source: Source | None = "human") -> float | None:
     """The most average turns a system can be charged: the mean of the tasks' penalties, each
     task once (SMP2018's 34.29). None without sessions."""
-    penalties = {row.task: row.penalty for row in _as_rows(rows, source)}
+    penalties = {row.task: row.penalty for row in as_rows(rows, source)}
     if not penalties:
         return None
     return sum(penalties.values()) / len(penalties)
-
-
-# Agreement among judges --------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AgreementResult:
-    """Krippendorff's α of one measure; ``n_units`` counts the pairs rated by two or more."""
-
-    measure: str
-    level: Level
-    alpha: float | None
-    alpha_ci: tuple[float, float] | None
-    n_units: int
-    n_judges: int
-    note: str | None
-
-
-def _reliability_matrix(sessions: list[SessionRow], measure: Measure) -> npt.NDArray[np.float64]:
-    """Units are (task, system) pairs and raters are judges; NaN where a judge gave no rating."""
-    rated = [row for row in sessions if getattr(row, measure.name) is not None]
-    units = sorted(
-        {(row.task, row.system) for row in rated}, key=lambda u: tuple(map(_id_order, u))
-    )
-    judges = sorted({row.judge for row in rated}, key=_id_order)
-    unit_index = {unit: index for index, unit in enumerate(units)}
-    judge_index = {judge: index for index, judge in enumerate(judges)}
-    matrix = np.full((len(units), len(judges)), np.nan)
-    for row in rated:
-        cell = (unit_index[row.task, row.system], judge_index[row.judge])
-        if not np.isnan(matrix[cell]):
-            raise ValueError(
-                f"judge {row.judge} rated task {row.task} on system {row.system} more than once"
-            )
-        matrix[cell] = float(getattr(row, measure.name))
-    return matrix
-
-
-def judge_agreement(
-    rows: Iterable[RowInput],
-    *,
-    source: Source | None = "human",
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    confidence: float = DEFAULT_CONFIDENCE,
-) -> dict[str, AgreementResult]:
-    """Krippendorff's α among judges for C, Sa, F and G, keyed by measure name.
-
-    α is None with a note saying why when the data admit no value (one judge, no pair rated
-    twice, one value throughout). The CI resamples (task, system) pairs. Pass the rows of one
-    system for that system's agreement. Raises ValueError if a judge rated a pair twice.
-    """
-    sessions = _as_rows(rows, source)
-    results: dict[str, AgreementResult] = {}
-    for measure in MEASURES:
-        matrix = _reliability_matrix(sessions, measure)
-        present = ~np.isnan(matrix)
-        alpha: float | None = None
-        interval: tuple[float, float] | None = None
-        note: str | None = None
-        if not present.any():
-            note = f"no session has a {measure.label} rating ({measure.symbol})"
-        else:
-            try:
-                alpha = krippendorff_alpha(matrix, measure.level, value_domain=measure.scale)
-            except StatisticUndefined as error:
-                note = str(error)
-        if alpha is not None and resamples == 0:
-            note = "no CI: bootstrap resampling was turned off (0 resamples)"
-        elif alpha is not None:
-            try:
-                interval = bootstrap_ci(
-                    AlphaStatistic(matrix, measure.level),
-                    resamples=resamples,
-                    seed=seed,
-                    confidence=confidence,
-                )
-            except StatisticUndefined as error:
-                note = f"no CI: {error}"
-        results[measure.name] = AgreementResult(
-            measure=measure.name,
-            level=measure.level,
-            alpha=alpha,
-            alpha_ci=interval,
-            n_units=int((present.sum(axis=1) >= 2).sum()),
-            n_judges=int(present.any(axis=0).sum()),
-            note=note,
-        )
-    return results
-
-
-# Simulated users against human judges ------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SourceAgreement:
-    """How simulated users' ratings follow human judges' on the same (task, system) pairs.
-
-    The correlations compare the per-pair means; ``exact_agreement`` is the share of
-    (human rating, simulated rating) pairs on the same (task, system) pair that are equal.
-    """
-
-    measure: str
-    n_pairs: int
-    pearson: Correlation | None
-    spearman: Correlation | None
-    exact_agreement: float | None
-    note: str | None
-
-
-def _mean_of(counts: Counter[int]) -> float:
-    return sum(value * count for value, count in counts.items()) / counts.total()
-
-
-def agreement_between_sources(rows: Iterable[RowInput]) -> dict[str, SourceAgreement]:
-    """Per measure, agreement between simulated and human ratings, keyed by measure name."""
-    sessions = _as_rows(rows, None)
-    results: dict[str, SourceAgreement] = {}
-    for measure in MEASURES:
-        ratings: dict[tuple[TaskId, SystemId], dict[str, Counter[int]]] = {}
-        for row in sessions:
-            value = getattr(row, measure.name)
-            if value is not None:
-                unit = ratings.setdefault((row.task, row.system), {s: Counter() for s in SOURCES})
-                unit[row.source][int(value)] += 1
-        shared = [
-            unit
-            for _, unit in sorted(ratings.items(), key=lambda item: tuple(map(_id_order, item[0])))
-            if unit["human"] and unit["simulated"]
-        ]
-        if not shared:
-            results[measure.name] = SourceAgreement(
-                measure=measure.name,
-                n_pairs=0,
-                pearson=None,
-                spearman=None,
-                exact_agreement=None,
-                note=f"no (task, system) pair has both a human and a simulated {measure.label} "
-                f"rating ({measure.symbol})",
-            )
-            continue
-
-        human = np.array([_mean_of(unit["human"]) for unit in shared])
-        simulated = np.array([_mean_of(unit["simulated"]) for unit in shared])
-        matches = sum(
-            unit["human"][value] * unit["simulated"][value]
-            for unit in shared
-            for value in unit["human"]
-        )
-        comparisons = sum(unit["human"].total() * unit["simulated"].total() for unit in shared)
-        pearson: Correlation | None = None
-        spearman: Correlation | None = None
-        note: str | None = None
-        try:
-            found = correlations(human, simulated, names=("the human mean", "the simulated mean"))
-            pearson, spearman = found.pearson, found.spearman
-        except StatisticUndefined as error:
-            note = f"no correlation: {error}"
-        results[measure.name] = SourceAgreement(
-            measure=measure.name,
-            n_pairs=len(shared),
-            pearson=pearson,
-            spearman=spearman,
-            exact_agreement=matches / comparisons,
-            note=note,
-        )
-    return results

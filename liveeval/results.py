@@ -10,7 +10,7 @@ from django.http import HttpResponse
 from django.utils.text import slugify
 
 from evalsite.spreadsheets import BarChartSpec, CellValue, Sheet, write_csv, write_workbook
-from liveeval import metrics
+from liveeval import judge_agreement, metrics
 from liveeval.booking.goals import explain_goal, goal_met
 from liveeval.campaigns import session_rows
 from liveeval.models import Campaign, ChatSession, DialogueSystem, Message
@@ -55,11 +55,13 @@ def leaderboard_context(campaign: Campaign) -> dict[str, Any]:
         "human": _named(metrics.leaderboard(human_rows, source="human"), systems)
         if human_rows
         else [],
-        "agreement": metrics.judge_agreement(human_rows, source="human") if human_rows else {},
+        "agreement": judge_agreement.judge_agreement(human_rows, source="human")
+        if human_rows
+        else {},
         "simulated": _named(metrics.leaderboard(simulated_rows, source="simulated"), systems)
         if simulated_rows
         else [],
-        "between_sources": metrics.agreement_between_sources(rows)
+        "between_sources": judge_agreement.agreement_between_sources(rows)
         if human_rows and simulated_rows
         else {},
         "max_avg_turns": metrics.max_average_turns(human_rows) if human_rows else None,

@@ -6,15 +6,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from evalsite.agreement.alpha import AlphaStatistic
 from evalsite.agreement.bootstrap import resample_counts
-from liveeval.metrics import (
-    SessionRow,
-    SystemResult,
-    agreement_between_sources,
-    judge_agreement,
-    leaderboard,
-    max_average_turns,
-)
+from evalsite.agreement.clusters import cluster_resample_weights
+from liveeval.judge_agreement import agreement_between_sources, judge_agreement
+from liveeval.metrics import SessionRow, SystemResult, leaderboard, max_average_turns
 
 PENALTY = {"flight": 30, "hotel": 40, "train": 35}
 
@@ -185,10 +181,10 @@ def test_it_sets_the_automatic_verdict_against_the_judges() -> None:
     assert "checked from its bookings" in results["C"].notes["auto_agreement"]
 
 
-def cluster_campaign() -> list[SessionRow]:
+def cluster_campaign(n_tasks: int = 12) -> list[SessionRow]:
     """Twelve tasks, two judges each, on two systems, with a fixed pattern of outcomes."""
     rows = []
-    for number in range(12):
+    for number in range(n_tasks):
         task = f"t{number:02d}"
         for judge in ("ann", "bo"):
             for system, completed in (
@@ -384,7 +380,10 @@ def test_it_measures_agreement_on_completion_with_nominal_alpha() -> None:
     assert result.level == "nominal"
     assert (result.n_units, result.n_judges) == (4, 2)
     assert result.alpha_ci is None
-    assert result.note is not None and result.note.startswith("no CI: only 4 item(s)")
+    # Three tasks hold the four pairs; the interval resamples tasks and needs 20.
+    assert result.note == (
+        "no CI: too few items for an interval (3 clusters; a cluster bootstrap needs at least 20)"
+    )
 
 
 def test_it_measures_agreement_on_satisfaction_with_ordinal_alpha() -> None:
@@ -432,12 +431,38 @@ def test_it_rejects_a_judge_rating_the_same_pair_twice() -> None:
         judge_agreement(rows)
 
 
-def test_it_bootstraps_alpha_over_enough_pairs() -> None:
-    agreement = judge_agreement(cluster_campaign(), resamples=200, seed=1)["completed"]
+def test_it_bootstraps_alpha_over_enough_tasks() -> None:
+    agreement = judge_agreement(cluster_campaign(24), resamples=200, seed=1)["completed"]
 
     assert agreement.alpha is not None and agreement.alpha_ci is not None
     assert agreement.alpha_ci[0] <= agreement.alpha <= agreement.alpha_ci[1]
-    assert agreement.n_units == 24
+    assert agreement.n_units == 48
+
+
+def test_its_alpha_interval_resamples_tasks_with_both_systems_together() -> None:
+    rows = cluster_campaign(24)
+
+    agreement = judge_agreement(rows, resamples=200, seed=1)["completed"]
+
+    # Units are (task, system) pairs in task order, A before B; judges ann and bo are columns.
+    units = sorted({(row.task, row.system) for row in rows})
+    verdicts = {(row.task, row.system, row.judge): float(row.completed) for row in rows}
+    matrix = [[verdicts[task, system, judge] for judge in ("ann", "bo")] for task, system in units]
+    statistic = AlphaStatistic(matrix, "nominal")
+    tasks = [task for task, _ in units]
+    values = np.concatenate(
+        [statistic(weights) for weights in cluster_resample_weights(tasks, 200, 1)]
+    )
+    assert agreement.alpha_ci == pytest.approx(tuple(np.quantile(values, [0.025, 0.975])))
+
+
+def test_it_gives_no_alpha_interval_over_too_few_tasks_and_says_why() -> None:
+    agreement = judge_agreement(cluster_campaign(12), resamples=200, seed=1)["completed"]
+
+    assert agreement.alpha is not None and agreement.alpha_ci is None
+    assert agreement.note == (
+        "no CI: too few items for an interval (12 clusters; a cluster bootstrap needs at least 20)"
+    )
 
 
 # Simulated users against human judges ------------------------------------------------------
