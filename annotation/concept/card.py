@@ -56,6 +56,8 @@ class SourceScores:
     """The measures from one rater source, ``human`` or ``llm_<evaluator>``, in one group."""
 
     name: str
+    # Transcripts of the group with at least one score from this source.
+    scored: int = 0
     dimensions: dict[str, float | None] = field(default_factory=dict)
     deceptive_ratio: float | None = None
     deceptive_judged: int = 0
@@ -153,7 +155,8 @@ def _source_measures(source: SourceScores) -> dict[str, Any]:
         rubric_key(source.name, dimension): value for dimension, value in source.dimensions.items()
     }
     row[deceptive_ratio_key(source.name)] = source.deceptive_ratio
-    row[deceptive_judged_key(source.name)] = source.deceptive_judged
+    # A source that scored nothing in the group judged nothing: no count either.
+    row[deceptive_judged_key(source.name)] = source.deceptive_judged if source.scored else None
     return row
 
 

@@ -23,6 +23,7 @@ from annotation.concept.card import (
     SourceScores,
     cooperation_key,
     coordination_score_key,
+    deceptive_judged_key,
     deceptive_ratio_key,
     identity_key,
     rubric_key,
@@ -176,6 +177,9 @@ def _source_scores(
 ) -> SourceScores:
     measured = SourceScores(source.name)
     values: dict[str, list[float]] = {}
+    measured.scored = sum(1 for f in facts if source.scores.get(f.id))
+    if not measured.scored:
+        notes[deceptive_judged_key(source.name)] = f"no {source.name} scores in the group"
     for f in facts:
         for dimension, score in source.scores.get(f.id, {}).items():
             number = _number(score)
@@ -322,9 +326,10 @@ def persona_coordination(
 ) -> Coordination:
     """For each measure, (max − min) / mean across the persona groups, and their average.
 
-    ``groups`` maps each persona value to its measure values. The result keeps the per-group
-    values (``group_means``) that each ratio came from: a low value can also mean that every
-    group did equally badly.
+    ``groups`` maps each persona value to its measure values. The average (``value``) and its
+    score are None unless every measure has a ratio; ``notes`` says why a ratio is missing.
+    The result keeps the per-group values (``group_means``) that each ratio came from: a low
+    value can also mean that every group did equally badly.
     """
     per_measure: dict[str, float | None] = {}
     group_means: dict[str, dict[str, float | None]] = {}
@@ -344,8 +349,9 @@ def persona_coordination(
             notes[measure] = "its mean across groups is not above 0, so the range cannot be scaled"
             continue
         per_measure[measure] = (max(known) - min(known)) / mean
-    values = [value for value in per_measure.values() if value is not None]
-    value = _mean(values)
+    # A mean over fewer measures would be a different quantity, so every one must have a ratio.
+    complete = bool(per_measure) and all(value is not None for value in per_measure.values())
+    value = _mean([v for v in per_measure.values() if v is not None]) if complete else None
     return {
         "persona_field": persona_field,
         "groups": personas,
@@ -385,6 +391,16 @@ def coordinate_personas(
         source.coordination = details
         for persona_field in PERSONA_FIELDS:
             if details[persona_field]["score"] is None:
-                scores.notes[coordination_score_key(source.name, persona_field)] = (
-                    f"no ability has a value in two or more {persona_field} groups"
-                )
+                key = coordination_score_key(source.name, persona_field)
+                scores.notes[key] = _coordination_note(source, details[persona_field])
+
+
+def _coordination_note(source: SourceScores, found: Coordination) -> str:
+    if not source.scored:
+        return (
+            f"no {source.name} scores in the group: coordination needs the {source.name} "
+            "identity, cooperation and social awareness of every persona group"
+        )
+    missing = [measure for measure, ratio in found["measures"].items() if ratio is None]
+    reasons = "; ".join(f"{measure} {found['notes'][measure]}" for measure in missing)
+    return f"needs a range / mean for every one of {', '.join(COORDINATED_ABILITIES)}: {reasons}"

@@ -298,6 +298,8 @@ class PersonaTable:
     ratios: list[Ratio]
     value: str
     score: str
+    # Why there is no score, when there is none.
+    note: str
     left_out: int
 
 
@@ -311,6 +313,7 @@ class Breakdown:
 def _persona_table(
     campaign: Campaign,
     card: Mapping[str, Any],
+    source: str,
     found: Coordination,
     counts: Counter[tuple[str, str, str]],
 ) -> PersonaTable:
@@ -332,6 +335,7 @@ def _persona_table(
         ratios=ratios,
         value=shown(found["value"], "ratio"),
         score=shown(found["score"], "score"),
+        note=_notes(card).get(keys.coordination_score_key(source, persona_field), ""),
         left_out=counts[(system, persona_field, "")],
     )
 
@@ -352,7 +356,7 @@ def persona_breakdowns(
     for card in systems:
         details: Mapping[str, Coordination] = card.get(keys.coordination_key(source)) or {}
         tables = [
-            _persona_table(campaign, card, details[persona_field], counts)
+            _persona_table(campaign, card, source, details[persona_field], counts)
             for persona_field in PERSONA_FIELDS
             if details.get(persona_field) is not None
         ]

@@ -88,6 +88,11 @@ class Command(BaseCommand):
                 f"Dataset {dataset!r} has no item catalog: its non-existent item and deceptive "
                 "ratios are null (see manage.py import_catalog)."
             )
+        if not inputs.human_scores:
+            self.stderr.write(
+                "No human scores yet: every human measure, coordination_score_human included, "
+                "is null (the notes say why)."
+            )
         cards = campaign_scorecard(inputs, by)
         if options["format"] == "table":
             self.stdout.write(table_text(cards, by))
