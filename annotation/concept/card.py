@@ -74,6 +74,10 @@ class GroupScores:
 
     n: int
     notes: dict[str, str] = field(default_factory=dict)
+    # Concept4CRS persona × attribute cells: transcripts repeating a cell already in the group,
+    # and repeats dropped at import; None when no transcript has a cell.
+    duplicate_cells: int | None = None
+    duplicate_cells_dropped: int | None = None
     accepted: int = 0
     acceptance_rate: float = 0.0
     avg_turns_to_accept: float | None = None
@@ -165,6 +169,8 @@ def as_card(scores: GroupScores, group: Mapping[str, str | None]) -> dict[str, A
     card: dict[str, Any] = dict(group)
     card.update(
         n=scores.n,
+        duplicate_cells=scores.duplicate_cells,
+        duplicate_cells_dropped=scores.duplicate_cells_dropped,
         accepted=scores.accepted,
         acceptance_rate=scores.acceptance_rate,
         avg_turns_to_accept=scores.avg_turns_to_accept,

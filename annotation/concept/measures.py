@@ -123,6 +123,23 @@ def _quality_measures(facts: Sequence[TranscriptFacts], scores: GroupScores) -> 
                 notes[key] = f"{unflagged} transcript(s) carry no flag and count as unsuccessful"
 
 
+def _duplicate_cells(facts: Sequence[TranscriptFacts], scores: GroupScores) -> None:
+    cells = [f.cell for f in facts if f.cell is not None]
+    if not cells:
+        note = "no transcript has a Concept4CRS persona × attribute cell"
+        scores.notes["duplicate_cells"] = scores.notes["duplicate_cells_dropped"] = note
+        return
+    scores.duplicate_cells = len(cells) - len(set(cells))
+    scores.duplicate_cells_dropped = sum(f.duplicates_dropped for f in facts)
+    if scores.duplicate_cells or scores.duplicate_cells_dropped:
+        scores.notes["n"] = (
+            f"{scores.n} transcript(s); {scores.duplicate_cells} repeat a persona × attribute "
+            f"cell already in the group (importing with --dedupe-cells keeps the lowest dialogue "
+            f"id of each), and {scores.duplicate_cells_dropped} such repeat(s) were dropped at "
+            "import"
+        )
+
+
 # Sincerity ------------------------------------------------------------------------------------
 
 
@@ -310,6 +327,7 @@ def measure_group(facts: Sequence[TranscriptFacts], sources: Sequence[RaterSourc
     """Every measure of one group of transcripts, without coordination (see
     ``coordinate_personas``)."""
     scores = GroupScores(n=len(facts))
+    _duplicate_cells(facts, scores)
     _quality_measures(facts, scores)
     _nonexistent_items(facts, scores)
     _deception_by_catalog(facts, scores)

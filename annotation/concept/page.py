@@ -123,6 +123,8 @@ def _components(template: str, source: str = HUMAN) -> tuple[str, ...]:
 def quality_measures() -> list[Measure]:
     measures = [
         Measure("n", _("Transcripts"), "count"),
+        Measure("duplicate_cells", _("Repeating a persona × attribute cell"), "count"),
+        Measure("duplicate_cells_dropped", _("Duplicated cells dropped at import"), "count"),
         Measure("accepted", _("Accepted"), "count", among_accepted=True),
         Measure("acceptance_rate", _("Acceptance rate (AR)"), "rate"),
         Measure("avg_turns_to_accept", _("Average turns to acceptance (AT)"), "mean", True),

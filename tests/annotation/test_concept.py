@@ -694,6 +694,26 @@ def test_it_computes_coordination_from_transcript_rows() -> None:
     assert within["measures"]["quality"] == pytest.approx(2.0)
 
 
+def test_duplicated_cells_are_counted_for_concept4crs_transcripts_only() -> None:
+    def concept(external_id: str, profile: int, dropped: int = 0) -> dict[str, Any]:
+        metadata: dict[str, Any] = {"source": "concept4crs", "profile": profile, "attribute": 0}
+        if dropped:
+            metadata["dropped_duplicates"] = [f"skipped{i}.json" for i in range(dropped)]
+        return transcript(external_id, [user("No.")], metadata=metadata)
+
+    rows = [concept("a", 1, dropped=2), concept("b", 1), concept("c", 2), concept("d", 1)]
+    card = only(scorecard(rows))
+    # Profile 1 three times: two repeats; two more were dropped at import in favour of "a".
+    assert (card["n"], card["duplicate_cells"], card["duplicate_cells_dropped"]) == (4, 2, 2)
+    assert card["notes"]["n"].startswith("4 transcript(s); 2 repeat a persona × attribute cell")
+
+    jsonl = only(scorecard([transcript("j", [user("No.")])]))
+    assert (jsonl["duplicate_cells"], jsonl["duplicate_cells_dropped"]) == (None, None)
+    assert jsonl["notes"]["duplicate_cells"] == (
+        "no transcript has a Concept4CRS persona × attribute cell"
+    )
+
+
 def test_it_gives_one_scorecard_row_per_persona() -> None:
     rows = [
         transcript("a", [user("[END]")], accepted=True),

@@ -51,7 +51,13 @@ from annotation.models import (
 )
 from evalsite import roles
 from evalsite.spreadsheets import write_workbook
-from tests.annotation.conftest import CONCEPT4CRS, DATA, dialogue, person
+from tests.annotation.conftest import (
+    CONCEPT4CRS,
+    CONCEPT4CRS_DUPLICATES,
+    DATA,
+    dialogue,
+    person,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -217,6 +223,40 @@ def test_it_pools_a_system_and_coordinates_its_personas(imported: Campaign) -> N
     assert "identity has a value in fewer than two" in chatgpt["notes"]["coordination_score_human"]
     # The age groups split the same two transcripts (Teens, Seniors): the same value.
     assert chatgpt["coordination_score_human_age_group"] is None
+
+
+def test_it_counts_duplicated_cells_present_and_dropped_at_import() -> None:
+    import_transcripts(CONCEPT4CRS_DUPLICATES, "All", format="concept4crs")
+    import_transcripts(CONCEPT4CRS_DUPLICATES, "Deduped", format="concept4crs", dedupe_cells=True)
+    every = cards_by_group(Campaign.objects.get(name="All"), ("system", "dataset"))
+    deduped = cards_by_group(Campaign.objects.get(name="Deduped"), ("system", "dataset"))
+    counts = ("n", "duplicate_cells", "duplicate_cells_dropped")
+    # chatgpt/redial_eval: dialogues 150, 300 and 1000 share profile1 × attribute0, 303 is
+    # profile2: 4 transcripts of which 2 repeat a cell; deduplicated, 2 remain and 2 were dropped.
+    assert [every[("chatgpt", "redial_eval")][key] for key in counts] == [4, 2, 0]
+    assert [deduped[("chatgpt", "redial_eval")][key] for key in counts] == [2, 0, 2]
+    assert every[("chatgpt", "redial_eval")]["notes"]["n"] == (
+        "4 transcript(s); 2 repeat a persona × attribute cell already in the group (importing "
+        "with --dedupe-cells keeps the lowest dialogue id of each), and 0 such repeat(s) were "
+        "dropped at import"
+    )
+    assert "and 2 such repeat(s) were dropped" in deduped[("chatgpt", "redial_eval")]["notes"]["n"]
+    # The same profile and attribute in another dataset or system is another cell.
+    for group in (("chatgpt", "opendialkg_eval"), ("kbrd", "redial_eval")):
+        assert [every[group][key] for key in counts] == [1, 0, 0]
+        assert "n" not in every[group]["notes"]
+    # Pooled over datasets, the cells stay apart: still 2 repeats for chatgpt.
+    pooled = cards_by_group(Campaign.objects.get(name="All"), ("system",))
+    assert pooled[("chatgpt",)]["duplicate_cells"] == 2
+
+    _, err = run("concept_scorecard", "All")
+    assert "import_transcripts --dedupe-cells keeps the lowest dialogue id" in err
+    client = logged_in(person("c", roles.COORDINATORS))
+    campaign = Campaign.objects.get(name="All")
+    page = client.get(reverse("concept:scorecard", args=[campaign.pk])).content.decode()
+    row = re.search(r'<tr data-measure="duplicate_cells">(.*?)</tr>', page, re.S)
+    assert row is not None
+    assert re.findall(r">(\d+)</a>", row[1]) == ["0", "2", "0"]
 
 
 def test_a_dataset_without_a_catalog_has_no_nonexistent_ratio(imported: Campaign) -> None:

@@ -94,6 +94,12 @@ class Command(BaseCommand):
                 "is null (the notes say why)."
             )
         cards = campaign_scorecard(inputs, by)
+        if any(card["duplicate_cells"] for card in cards):
+            self.stderr.write(
+                "Some transcripts repeat a Concept4CRS persona x attribute cell (see "
+                "duplicate_cells); import_transcripts --dedupe-cells keeps the lowest dialogue "
+                "id of each."
+            )
         if options["format"] == "table":
             self.stdout.write(table_text(cards, by))
         else:
