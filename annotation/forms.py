@@ -184,6 +184,14 @@ class ImportTranscriptsForm(forms.Form):
         label=_("Personas (Concept4CRS only)"),
         help_text=_("CONCEPT's personas.csv, for each transcript's emotion and age group."),
     )
+    dedupe_cells = forms.BooleanField(
+        required=False,
+        label=_("Skip duplicated persona × attribute cells (Concept4CRS only)"),
+        help_text=_(
+            "Keeps the lowest dialogue id of each profile and attribute pair per system and "
+            "dataset, and skips the other files of it."
+        ),
+    )
 
     def clean_new_campaign(self) -> str:
         name: str = self.cleaned_data["new_campaign"].strip()
@@ -219,6 +227,13 @@ class ImportTranscriptsForm(forms.Form):
                 "personas",
                 forms.ValidationError(
                     _("Personas apply to Concept4CRS imports only."), code="personas"
+                ),
+            )
+        if cleaned.get("dedupe_cells") and fmt != "concept4crs":
+            self.add_error(
+                "dedupe_cells",
+                forms.ValidationError(
+                    _("Duplicated cells apply to Concept4CRS imports only."), code="dedupe_cells"
                 ),
             )
         return cleaned

@@ -58,7 +58,8 @@ def _progress(context: JobContext) -> Progress:
 
 @job_kind("annotation.import_transcripts")
 def import_transcripts_job(context: JobContext) -> dict[str, Any]:
-    """params: path, campaign, format, personas (optional), uploaded (delete the files after)."""
+    """params: path, campaign, format, personas (optional), dedupe_cells (optional), uploaded
+    (delete the files after)."""
     params = context.params
     try:
         result = import_transcripts(
@@ -66,6 +67,7 @@ def import_transcripts_job(context: JobContext) -> dict[str, Any]:
             params["campaign"],
             format=params["format"],
             personas=params.get("personas"),
+            dedupe_cells=bool(params.get("dedupe_cells")),
             progress=_progress(context),
         )
     except ImportFailed as failure:

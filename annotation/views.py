@@ -303,6 +303,7 @@ def import_transcripts(request: HttpRequest) -> HttpResponse:
                 "campaign": form.campaign_name,
                 "format": form.cleaned_data["format"],
                 "personas": str(store_upload(personas)) if personas else None,
+                "dedupe_cells": form.cleaned_data["dedupe_cells"],
             },
         )
     return _render_imports(request, transcripts_form=form)

@@ -56,6 +56,8 @@ class SourceScores:
     """The measures from one rater source, ``human`` or ``llm_<evaluator>``, in one group."""
 
     name: str
+    # Transcripts of the group with at least one score from this source.
+    scored: int = 0
     dimensions: dict[str, float | None] = field(default_factory=dict)
     deceptive_ratio: float | None = None
     deceptive_judged: int = 0
@@ -72,6 +74,10 @@ class GroupScores:
 
     n: int
     notes: dict[str, str] = field(default_factory=dict)
+    # Concept4CRS persona × attribute cells: transcripts repeating a cell already in the group,
+    # and repeats dropped at import; None when no transcript has a cell.
+    duplicate_cells: int | None = None
+    duplicate_cells_dropped: int | None = None
     accepted: int = 0
     acceptance_rate: float = 0.0
     avg_turns_to_accept: float | None = None
@@ -153,7 +159,8 @@ def _source_measures(source: SourceScores) -> dict[str, Any]:
         rubric_key(source.name, dimension): value for dimension, value in source.dimensions.items()
     }
     row[deceptive_ratio_key(source.name)] = source.deceptive_ratio
-    row[deceptive_judged_key(source.name)] = source.deceptive_judged
+    # A source that scored nothing in the group judged nothing: no count either.
+    row[deceptive_judged_key(source.name)] = source.deceptive_judged if source.scored else None
     return row
 
 
@@ -162,6 +169,8 @@ def as_card(scores: GroupScores, group: Mapping[str, str | None]) -> dict[str, A
     card: dict[str, Any] = dict(group)
     card.update(
         n=scores.n,
+        duplicate_cells=scores.duplicate_cells,
+        duplicate_cells_dropped=scores.duplicate_cells_dropped,
         accepted=scores.accepted,
         acceptance_rate=scores.acceptance_rate,
         avg_turns_to_accept=scores.avg_turns_to_accept,

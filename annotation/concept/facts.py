@@ -239,6 +239,24 @@ class TranscriptFacts:
     deceptive: bool | None
     deceptive_reason: str | None
     personas: dict[str, str] = field(default_factory=dict)
+    # Concept4CRS: the (system, dataset, profile, attribute) cell of the file, and how many files
+    # of the same cell the import skipped in this transcript's favour.
+    cell: tuple[str, str, int, int] | None = None
+    duplicates_dropped: int = 0
+
+
+def concept4crs_cell(row: Any) -> tuple[tuple[str, str, int, int] | None, int]:
+    """The persona × attribute cell a Concept4CRS transcript fills (None for other sources),
+    and the number of duplicates of it that were dropped at import."""
+    metadata = row_field(row, "metadata")
+    if not isinstance(metadata, Mapping) or metadata.get("source") != "concept4crs":
+        return None, 0
+    profile, attribute = metadata.get("profile"), metadata.get("attribute")
+    if not isinstance(profile, int) or not isinstance(attribute, int):
+        return None, 0
+    dropped = metadata.get("dropped_duplicates")
+    cell = (group_value(row, "system") or "", group_value(row, "dataset") or "", profile, attribute)
+    return cell, len(dropped) if isinstance(dropped, list) else 0
 
 
 def transcript_facts(row: Any, catalog: CatalogChoice = None) -> TranscriptFacts:
@@ -254,6 +272,7 @@ def transcript_facts(row: Any, catalog: CatalogChoice = None) -> TranscriptFacts
     flagged: dict[str, bool] = {}
     for module in ("rec", "dialogue"):
         firsts[module], flagged[module] = first_success(row, module)
+    cell, dropped = concept4crs_cell(row)
     return TranscriptFacts(
         id=_transcript_id(row),
         accepted=is_accepted(row),
@@ -266,4 +285,6 @@ def transcript_facts(row: Any, catalog: CatalogChoice = None) -> TranscriptFacts
         deceptive=deceptive,
         deceptive_reason=deceptive_reason,
         personas={name: group_value(row, name) or "" for name in PERSONA_FIELDS},
+        cell=cell,
+        duplicates_dropped=dropped,
     )

@@ -23,6 +23,7 @@ from annotation.concept.card import (
     SourceScores,
     cooperation_key,
     coordination_score_key,
+    deceptive_judged_key,
     deceptive_ratio_key,
     identity_key,
     rubric_key,
@@ -122,6 +123,23 @@ def _quality_measures(facts: Sequence[TranscriptFacts], scores: GroupScores) -> 
                 notes[key] = f"{unflagged} transcript(s) carry no flag and count as unsuccessful"
 
 
+def _duplicate_cells(facts: Sequence[TranscriptFacts], scores: GroupScores) -> None:
+    cells = [f.cell for f in facts if f.cell is not None]
+    if not cells:
+        note = "no transcript has a Concept4CRS persona × attribute cell"
+        scores.notes["duplicate_cells"] = scores.notes["duplicate_cells_dropped"] = note
+        return
+    scores.duplicate_cells = len(cells) - len(set(cells))
+    scores.duplicate_cells_dropped = sum(f.duplicates_dropped for f in facts)
+    if scores.duplicate_cells or scores.duplicate_cells_dropped:
+        scores.notes["n"] = (
+            f"{scores.n} transcript(s); {scores.duplicate_cells} repeat a persona × attribute "
+            f"cell already in the group (importing with --dedupe-cells keeps the lowest dialogue "
+            f"id of each), and {scores.duplicate_cells_dropped} such repeat(s) were dropped at "
+            "import"
+        )
+
+
 # Sincerity ------------------------------------------------------------------------------------
 
 
@@ -176,6 +194,9 @@ def _source_scores(
 ) -> SourceScores:
     measured = SourceScores(source.name)
     values: dict[str, list[float]] = {}
+    measured.scored = sum(1 for f in facts if source.scores.get(f.id))
+    if not measured.scored:
+        notes[deceptive_judged_key(source.name)] = f"no {source.name} scores in the group"
     for f in facts:
         for dimension, score in source.scores.get(f.id, {}).items():
             number = _number(score)
@@ -306,6 +327,7 @@ def measure_group(facts: Sequence[TranscriptFacts], sources: Sequence[RaterSourc
     """Every measure of one group of transcripts, without coordination (see
     ``coordinate_personas``)."""
     scores = GroupScores(n=len(facts))
+    _duplicate_cells(facts, scores)
     _quality_measures(facts, scores)
     _nonexistent_items(facts, scores)
     _deception_by_catalog(facts, scores)
@@ -322,9 +344,10 @@ def persona_coordination(
 ) -> Coordination:
     """For each measure, (max − min) / mean across the persona groups, and their average.
 
-    ``groups`` maps each persona value to its measure values. The result keeps the per-group
-    values (``group_means``) that each ratio came from: a low value can also mean that every
-    group did equally badly.
+    ``groups`` maps each persona value to its measure values. The average (``value``) and its
+    score are None unless every measure has a ratio; ``notes`` says why a ratio is missing.
+    The result keeps the per-group values (``group_means``) that each ratio came from: a low
+    value can also mean that every group did equally badly.
     """
     per_measure: dict[str, float | None] = {}
     group_means: dict[str, dict[str, float | None]] = {}
@@ -344,8 +367,9 @@ def persona_coordination(
             notes[measure] = "its mean across groups is not above 0, so the range cannot be scaled"
             continue
         per_measure[measure] = (max(known) - min(known)) / mean
-    values = [value for value in per_measure.values() if value is not None]
-    value = _mean(values)
+    # A mean over fewer measures would be a different quantity, so every one must have a ratio.
+    complete = bool(per_measure) and all(value is not None for value in per_measure.values())
+    value = _mean([v for v in per_measure.values() if v is not None]) if complete else None
     return {
         "persona_field": persona_field,
         "groups": personas,
@@ -385,6 +409,16 @@ def coordinate_personas(
         source.coordination = details
         for persona_field in PERSONA_FIELDS:
             if details[persona_field]["score"] is None:
-                scores.notes[coordination_score_key(source.name, persona_field)] = (
-                    f"no ability has a value in two or more {persona_field} groups"
-                )
+                key = coordination_score_key(source.name, persona_field)
+                scores.notes[key] = _coordination_note(source, details[persona_field])
+
+
+def _coordination_note(source: SourceScores, found: Coordination) -> str:
+    if not source.scored:
+        return (
+            f"no {source.name} scores in the group: coordination needs the {source.name} "
+            "identity, cooperation and social awareness of every persona group"
+        )
+    missing = [measure for measure, ratio in found["measures"].items() if ratio is None]
+    reasons = "; ".join(f"{measure} {found['notes'][measure]}" for measure in missing)
+    return f"needs a range / mean for every one of {', '.join(COORDINATED_ABILITIES)}: {reasons}"

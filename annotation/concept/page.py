@@ -123,6 +123,8 @@ def _components(template: str, source: str = HUMAN) -> tuple[str, ...]:
 def quality_measures() -> list[Measure]:
     measures = [
         Measure("n", _("Transcripts"), "count"),
+        Measure("duplicate_cells", _("Repeating a persona × attribute cell"), "count"),
+        Measure("duplicate_cells_dropped", _("Duplicated cells dropped at import"), "count"),
         Measure("accepted", _("Accepted"), "count", among_accepted=True),
         Measure("acceptance_rate", _("Acceptance rate (AR)"), "rate"),
         Measure("avg_turns_to_accept", _("Average turns to acceptance (AT)"), "mean", True),
@@ -298,6 +300,8 @@ class PersonaTable:
     ratios: list[Ratio]
     value: str
     score: str
+    # Why there is no score, when there is none.
+    note: str
     left_out: int
 
 
@@ -311,6 +315,7 @@ class Breakdown:
 def _persona_table(
     campaign: Campaign,
     card: Mapping[str, Any],
+    source: str,
     found: Coordination,
     counts: Counter[tuple[str, str, str]],
 ) -> PersonaTable:
@@ -332,6 +337,7 @@ def _persona_table(
         ratios=ratios,
         value=shown(found["value"], "ratio"),
         score=shown(found["score"], "score"),
+        note=_notes(card).get(keys.coordination_score_key(source, persona_field), ""),
         left_out=counts[(system, persona_field, "")],
     )
 
@@ -352,7 +358,7 @@ def persona_breakdowns(
     for card in systems:
         details: Mapping[str, Coordination] = card.get(keys.coordination_key(source)) or {}
         tables = [
-            _persona_table(campaign, card, details[persona_field], counts)
+            _persona_table(campaign, card, source, details[persona_field], counts)
             for persona_field in PERSONA_FIELDS
             if details.get(persona_field) is not None
         ]

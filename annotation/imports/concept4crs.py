@@ -5,6 +5,11 @@ are counted as ignored. Each becomes a dialogue transcript in the JSONL shape: `
 turns become ``system`` turns, the user's ``[END]`` marks acceptance, and the accepted items
 are those the system named last (found in its text between quotes if it listed none).
 CONCEPT's ``personas.csv`` optionally gives each profile its emotion and age group.
+
+A *cell* is one persona × attribute pair (``profile<P>``, ``attribute<A>``) within one system
+folder and dataset; the corpus holds some cells more than once. The import counts the repeats,
+and with ``dedupe_cells`` keeps only the lowest dialogue id (then turn) of each cell, noting
+the skipped files in the kept transcript's ``metadata.dropped_duplicates``.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import json
 import re
 import time
 import zipfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -109,6 +114,33 @@ def _concept_files(source: Path) -> tuple[list[_DialogueFile], int, Callable[[],
     return files, len(candidates) - len(files), closer
 
 
+def _cell(relative: str) -> tuple[tuple[str, str, int, int], tuple[int, int]] | None:
+    """The (system, dataset, profile, attribute) cell of a dialogue file and its (dialogue id,
+    turn), or None if its path does not say (the reader reports such a file)."""
+    path = PurePosixPath(relative)
+    match = _CONCEPT_FILE.match(path.name)
+    if match is None or len(path.parts) < 3:
+        return None
+    cell = (path.parts[-3], path.parts[-2], int(match["profile"]), int(match["attribute"]))
+    return cell, (int(match["dialog"]), int(match["turn"]))
+
+
+def duplicated_cells(relatives: list[str]) -> dict[str, list[str]]:
+    """Each duplicated cell's first file (lowest dialogue id, then turn), mapped to the other
+    files of the same cell, in the same order."""
+    cells: dict[tuple[str, str, int, int], list[tuple[tuple[int, int], str]]] = {}
+    for relative in relatives:
+        found = _cell(relative)
+        if found is not None:
+            cells.setdefault(found[0], []).append((found[1], relative))
+    duplicated = {}
+    for members in cells.values():
+        if len(members) > 1:
+            ordered = [relative for _, relative in sorted(members)]
+            duplicated[ordered[0]] = ordered[1:]
+    return duplicated
+
+
 def _accepted_items(turns: list[dict[str, Any]], accepting: int) -> list[str]:
     """What the user accepted: the items the system named last, found in its text if need be."""
     for index in range(accepting - 1, -1, -1):
@@ -125,9 +157,14 @@ def _accepted_items(turns: list[dict[str, Any]], accepting: int) -> list[str]:
 
 
 def concept_dialogue(
-    data: Any, relative: str, personas: Mapping[int, Persona] | None
+    data: Any,
+    relative: str,
+    personas: Mapping[int, Persona] | None,
+    dropped: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """One Concept4CRS dialogue file as a transcript in the JSONL shape; raises `FieldError`."""
+    """One Concept4CRS dialogue file as a transcript in the JSONL shape; raises `FieldError`.
+
+    ``dropped`` names the files of the same cell that the import skipped in its favour."""
     parts = PurePosixPath(relative).parts
     if len(parts) < 3:
         raise FieldError("", "must sit in <system>/<dataset>/ folders")
@@ -185,6 +222,18 @@ def concept_dialogue(
                 "", f"profile{profile_number} has no persona with id {profile_number + 1}"
             )
         persona.update(emotion=found.emotion, age_group=found.age_group)
+    metadata: dict[str, Any] = {
+        "source": "concept4crs",
+        "file": relative,
+        "dialog_id": match["dialog"],
+        "turn_id": int(match["turn"]),
+        "profile": profile_number,
+        "attribute": int(match["attribute"]),
+        "seed_rec": data.get("rec", []),
+        "seed_resp": data.get("resp", ""),
+    }
+    if dropped:
+        metadata["dropped_duplicates"] = list(dropped)
     return {
         "id": f"{system}/{dataset}/{PurePosixPath(name).stem}",
         "system": system,
@@ -198,16 +247,7 @@ def concept_dialogue(
             "accepted_items": [] if accepting is None else _accepted_items(turns, accepting),
             "turn": None if accepting is None else accepting + 1,
         },
-        "metadata": {
-            "source": "concept4crs",
-            "file": relative,
-            "dialog_id": match["dialog"],
-            "turn_id": int(match["turn"]),
-            "profile": profile_number,
-            "attribute": int(match["attribute"]),
-            "seed_rec": data.get("rec", []),
-            "seed_resp": data.get("resp", ""),
-        },
+        "metadata": metadata,
     }
 
 
@@ -216,9 +256,13 @@ def import_concept4crs(
     campaign: str,
     *,
     personas: str | Path | None = None,
+    dedupe_cells: bool = False,
     progress: Progress | None = None,
 ) -> ImportResult:
-    """A Concept4CRS directory or zip: ``<system>/<dataset>/<dialog>_<turn>_profile<P>_...``."""
+    """A Concept4CRS directory or zip: ``<system>/<dataset>/<dialog>_<turn>_profile<P>_...``.
+
+    ``dedupe_cells`` keeps the lowest dialogue id of each duplicated persona × attribute cell
+    and skips the other files of it; the result counts the repeats either way."""
     source = Path(path)
     persona_table = read_personas(personas) if personas is not None else None
     _, rubric = resolve_campaign(campaign)
@@ -226,6 +270,11 @@ def import_concept4crs(
     problems = Problems()
     started = time.perf_counter()
     files, ignored, close_source = _concept_files(source)
+    duplicated = duplicated_cells([dialogue.relative for dialogue in files])
+    repeats = sum(len(others) for others in duplicated.values())
+    if dedupe_cells:
+        skipped = {relative for others in duplicated.values() for relative in others}
+        files = [dialogue for dialogue in files if dialogue.relative not in skipped]
     try:
         if not files:
             raise ImportFailed(
@@ -245,14 +294,18 @@ def import_concept4crs(
                 problems.add(Problem(dialogue.relative, f"not valid JSON ({exc})"))
                 continue
             try:
-                writer.add(
-                    concept_dialogue(data, dialogue.relative, persona_table), dialogue.relative
-                )
+                dropped = duplicated.get(dialogue.relative, []) if dedupe_cells else []
+                transcript = concept_dialogue(data, dialogue.relative, persona_table, dropped)
+                writer.add(transcript, dialogue.relative)
             except FieldError as exc:
                 problems.add(Problem(dialogue.relative, str(exc)))
     finally:
         close_source()
-    result = ImportResult(ignored_files=ignored)
+    result = ImportResult(
+        ignored_files=ignored,
+        duplicate_cells=repeats,
+        duplicates_skipped=repeats if dedupe_cells else 0,
+    )
     return import_validated(
         campaign, rubric, writer, problems, result, progress, len(files), started
     )

@@ -25,6 +25,7 @@ def import_transcripts(
     *,
     format: str,
     personas: str | Path | None = None,
+    dedupe_cells: bool = False,
     progress: Progress | None = None,
 ) -> ImportResult:
     """Import a transcript file in ``format`` into the campaign named ``campaign``.
@@ -38,11 +39,17 @@ def import_transcripts(
         raise ImportFailed([Problem(str(path), "does not exist")])
     if personas is not None and format != "concept4crs":
         raise ImportFailed([Problem(str(personas), "personas apply to concept4crs imports only")])
+    if dedupe_cells and format != "concept4crs":
+        raise ImportFailed(
+            [Problem(str(path), "deduplicating cells applies to concept4crs imports only")]
+        )
     if format == "jsonl":
         return import_jsonl(path, campaign, progress=progress)
     if format == "csv":
         return import_csv(path, campaign, progress=progress)
-    return import_concept4crs(path, campaign, personas=personas, progress=progress)
+    return import_concept4crs(
+        path, campaign, personas=personas, dedupe_cells=dedupe_cells, progress=progress
+    )
 
 
 def guess_format(path: str | Path) -> str | None:

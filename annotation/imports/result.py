@@ -13,6 +13,9 @@ class ImportResult:
     updated: int = 0
     llm_scores: int = 0
     ignored_files: int = 0
+    # Concept4CRS: files repeating a persona × attribute cell, and how many of them were skipped.
+    duplicate_cells: int = 0
+    duplicates_skipped: int = 0
     validate_seconds: float = 0.0
     lock_seconds: float = 0.0
     campaign_created: bool = False
@@ -24,6 +27,8 @@ class ImportResult:
             "updated": self.updated,
             "llm_scores": self.llm_scores,
             "ignored_files": self.ignored_files,
+            "duplicate_cells": self.duplicate_cells,
+            "duplicates_skipped": self.duplicates_skipped,
             "validate_seconds": round(self.validate_seconds, 3),
             "lock_seconds": round(self.lock_seconds, 3),
             "campaign_created": self.campaign_created,

@@ -15,6 +15,8 @@ from annotation.rubrics import default_rubric
 
 DATA = Path(__file__).parent / "data"
 CONCEPT4CRS = DATA / "concept4crs"
+# One persona × attribute cell held three times (see its README.md).
+CONCEPT4CRS_DUPLICATES = DATA / "concept4crs_duplicates"
 
 
 def dialogue(external_id: str, **fields: Any) -> dict[str, Any]:

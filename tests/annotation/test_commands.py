@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from annotation.models import Campaign, LLMScore, Rubric, Transcript
-from tests.annotation.conftest import CONCEPT4CRS, dialogue
+from tests.annotation.conftest import CONCEPT4CRS, CONCEPT4CRS_DUPLICATES, dialogue
 from tests.annotation.test_queue_processes import database_url
 
 pytestmark = pytest.mark.django_db
@@ -57,6 +57,16 @@ class TestImportTranscripts:
             str(CONCEPT4CRS / "personas.csv"),
         )
         assert Transcript.objects.filter(persona_emotion="Delight").count() == 1
+
+    def test_it_reports_duplicated_cells_and_skips_them_on_request(self) -> None:
+        folder = str(CONCEPT4CRS_DUPLICATES)
+        output = run("import_transcripts", folder, "--campaign", "All")
+        assert "Imported 6 transcripts" in output
+        assert "2 transcript(s) duplicate a persona x attribute cell; --dedupe-cells" in output
+        output = run("import_transcripts", folder, "--campaign", "Deduped", "--dedupe-cells")
+        assert "Imported 4 transcripts" in output
+        assert "Skipped 2 file(s) that duplicate a persona x attribute cell" in output
+        assert Transcript.objects.filter(campaign__name="Deduped").count() == 4
 
     def test_an_unknown_suffix_asks_for_the_format(self, tmp_path: Path) -> None:
         path = tmp_path / "t.txt"

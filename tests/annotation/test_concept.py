@@ -501,13 +501,16 @@ def test_it_computes_the_composite_formulas() -> None:
     assert measures.coordination_score(None) is None
 
 
-def test_it_builds_the_composites_and_coordination_of_a_group(movies: Catalog) -> None:
-    def scores(value: float) -> dict[str, float]:
-        return dict.fromkeys(
-            ("manner", "quality", "relevance", "persuasiveness", "social_awareness"), value
-        )
+def rubric_scores(value: float) -> dict[str, float]:
+    return dict.fromkeys(
+        ("manner", "quality", "relevance", "persuasiveness", "social_awareness"), value
+    )
 
-    rows = [
+
+def two_persona_rows() -> list[dict[str, Any]]:
+    """Joy: t1 accepts Airplane! (comedy, honest), t2 does not accept. Anger: t3 accepts Heat
+    (action, crime: deceptive), t4 names Zork Quest, which does not exist."""
+    return [
         transcript(
             "t1",
             [user("Hi"), system("Try Airplane! (1980)."), user("[END]")],
@@ -528,7 +531,16 @@ def test_it_builds_the_composites_and_coordination_of_a_group(movies: Catalog) -
             "t4", [user("Hi"), system("Zork Quest (2001)?"), user("No.")], persona_emotion="Anger"
         ),
     ]
-    human = {"t1": scores(4), "t2": scores(2), "t3": scores(5), "t4": scores(1)}
+
+
+def test_it_builds_the_composites_and_coordination_of_a_group(movies: Catalog) -> None:
+    rows = two_persona_rows()
+    human = {
+        "t1": rubric_scores(4),
+        "t2": rubric_scores(2),
+        "t3": rubric_scores(5),
+        "t4": rubric_scores(1),
+    }
 
     card = only(scorecard(rows, catalog=movies, human_scores=human))
 
@@ -551,6 +563,71 @@ def test_it_builds_the_composites_and_coordination_of_a_group(movies: Catalog) -
     # Every transcript is an adult: one age group, no range.
     assert card["coordination_score_human_age_group"] is None
     assert "persona_age_group" in card["notes"]["coordination_score_human_age_group"]
+
+
+def test_no_human_scores_give_no_human_value(movies: Catalog) -> None:
+    rows = two_persona_rows()
+    llm = {"t1": rubric_scores(4), "t2": rubric_scores(2), "t3": rubric_scores(5)}
+    llm["t4"] = rubric_scores(1)
+
+    card = only(scorecard(rows, catalog=movies, human_scores={}, llm_scores={"judge": llm}))
+
+    # Every human measure; coordination_human (the details, checked below) holds the group means
+    # of Quality, which is computed from outcomes, beside its empty human abilities.
+    human_keys = [
+        key
+        for key in card
+        if (key.startswith("human_") or key.endswith("_human")) and key != "coordination_human"
+    ]
+    assert "coordination_score_human" in human_keys and "human_manner" in human_keys
+    assert {key: card[key] for key in human_keys} == dict.fromkeys(human_keys)
+    # Quality alone (5 × AR = 2.5 for both emotions, range 0) used to give a human score of 5.
+    assert card["coordination_human"]["persona_emotion"]["measures"]["quality"] == 0.0
+    assert card["coordination_human"]["persona_emotion"]["value"] is None
+    assert card["notes"]["coordination_score_human"].startswith("no human scores in the group")
+    assert card["notes"]["deceptive_judged_human"] == "no human scores in the group"
+    # The evaluator gave the scores the people gave in the test above: the same 429 / 97.
+    assert card["coordination_score_llm_judge"] == pytest.approx(429 / 97)
+
+
+def test_human_coordination_uses_the_human_score_of_every_ability(movies: Catalog) -> None:
+    rows = two_persona_rows()
+    human = {"t1": rubric_scores(5), "t2": rubric_scores(3), "t3": rubric_scores(2)}
+    human["t4"] = rubric_scores(2)
+    llm = {key: rubric_scores(4) for key in ("t1", "t2", "t3", "t4")}
+
+    card = only(scorecard(rows, catalog=movies, human_scores=human, llm_scores={"judge": llm}))
+
+    # Sincerity per emotion: Joy 5 × (1 − (0 + 0) / 2) = 5; Anger 5 × (1 − (1 + 1/2) / 2) = 1.25.
+    # People: Joy persuasiveness (5 + 3) / 2 = 4, Anger 2. Identity Joy 4 × (1 − 0) = 4, Anger
+    # 2 × (1 − 1) = 0: ratio (4 − 0) / 2 = 2. Cooperation Joy (4 + 4 + 4 + 5) / 4 = 4.25, Anger
+    # (2 + 2 + 2 + 1.25) / 4 = 1.8125: ratio 2.4375 / 3.03125 = 78 / 97. Social awareness 4 and
+    # 2: ratio 2 / 3. Quality 2.5 and 2.5: ratio 0. Mean (0 + 2 + 78/97 + 2/3) / 4 = 505 / 582.
+    human_details = card["coordination_human"]["persona_emotion"]
+    assert human_details["measures"] == pytest.approx(
+        {"quality": 0.0, "identity": 2.0, "cooperation": 78 / 97, "social_awareness": 2 / 3}
+    )
+    assert card["coordination_score_human"] == pytest.approx(5 - 505 / 582)
+    # The evaluator gives 4 everywhere: identity 4 and 0 (ratio 2), cooperation (4·3 + 5) / 4 =
+    # 4.25 and (4·3 + 1.25) / 4 = 3.3125 (ratio 0.9375 / 3.78125 = 30 / 121), social awareness
+    # ratio 0, quality 0: mean (2 + 30/121) / 4 = 68 / 121.
+    assert card["coordination_score_llm_judge"] == pytest.approx(5 - 68 / 121)
+
+
+def test_coordination_needs_a_ratio_for_every_ability(movies: Catalog) -> None:
+    rows = two_persona_rows()
+    # People scored social awareness only: identity and cooperation have no human value.
+    human = {key: {"social_awareness": 3.0} for key in ("t1", "t2", "t3", "t4")}
+
+    card = only(scorecard(rows, catalog=movies, human_scores=human))
+
+    details = card["coordination_human"]["persona_emotion"]
+    assert details["measures"]["social_awareness"] == 0.0 and details["measures"]["quality"] == 0.0
+    assert details["value"] is None and card["coordination_score_human"] is None
+    note = card["notes"]["coordination_score_human"]
+    assert "identity has a value in fewer than two persona_emotion groups" in note
+    assert "cooperation has a value in fewer than two" in note
+    assert card["deceptive_judged_human"] == 0
 
 
 # Coordination -------------------------------------------------------------------------------------
@@ -615,6 +692,26 @@ def test_it_computes_coordination_from_transcript_rows() -> None:
     assert [c["n"] for c in cards if not c["persona_emotion"]] == [1]
     assert within["groups"] == ["Anger", "Joy"]
     assert within["measures"]["quality"] == pytest.approx(2.0)
+
+
+def test_duplicated_cells_are_counted_for_concept4crs_transcripts_only() -> None:
+    def concept(external_id: str, profile: int, dropped: int = 0) -> dict[str, Any]:
+        metadata: dict[str, Any] = {"source": "concept4crs", "profile": profile, "attribute": 0}
+        if dropped:
+            metadata["dropped_duplicates"] = [f"skipped{i}.json" for i in range(dropped)]
+        return transcript(external_id, [user("No.")], metadata=metadata)
+
+    rows = [concept("a", 1, dropped=2), concept("b", 1), concept("c", 2), concept("d", 1)]
+    card = only(scorecard(rows))
+    # Profile 1 three times: two repeats; two more were dropped at import in favour of "a".
+    assert (card["n"], card["duplicate_cells"], card["duplicate_cells_dropped"]) == (4, 2, 2)
+    assert card["notes"]["n"].startswith("4 transcript(s); 2 repeat a persona × attribute cell")
+
+    jsonl = only(scorecard([transcript("j", [user("No.")])]))
+    assert (jsonl["duplicate_cells"], jsonl["duplicate_cells_dropped"]) == (None, None)
+    assert jsonl["notes"]["duplicate_cells"] == (
+        "no transcript has a Concept4CRS persona × attribute cell"
+    )
 
 
 def test_it_gives_one_scorecard_row_per_persona() -> None:

@@ -51,7 +51,13 @@ from annotation.models import (
 )
 from evalsite import roles
 from evalsite.spreadsheets import write_workbook
-from tests.annotation.conftest import CONCEPT4CRS, DATA, dialogue, person
+from tests.annotation.conftest import (
+    CONCEPT4CRS,
+    CONCEPT4CRS_DUPLICATES,
+    DATA,
+    dialogue,
+    person,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -206,15 +212,51 @@ def test_it_pools_a_system_and_coordinates_its_personas(imported: Campaign) -> N
     assert emotion["groups"] == ["Boredom", "Delight"]
     # Quality is 5 for both groups: range 0. Social awareness 4.5 and 2: range 2.5 over the
     # mean 3.25 = 0.76923. Identity and Cooperation have no Delight value (no persuasiveness,
-    # no sincerity), so they are left out. Coordination = (0 + 0.76923) / 2 = 0.38462.
+    # no sincerity), so they have no ratio, and coordination, which needs the ratio of all four
+    # abilities, is null: (0 + 0.76923) / 2 = 0.38462 would be Quality and Social awareness only.
     assert emotion["group_means"]["social_awareness"] == {"Boredom": 4.5, "Delight": 2.0}
     assert emotion["measures"]["quality"] == 0.0
     assert emotion["measures"]["social_awareness"] == pytest.approx(2.5 / 3.25)
     assert emotion["measures"]["identity"] is None
-    assert emotion["value"] == pytest.approx(2.5 / 3.25 / 2)
-    assert chatgpt["coordination_score_human"] == pytest.approx(5 - 2.5 / 3.25 / 2)
+    assert emotion["value"] is None
+    assert chatgpt["coordination_score_human"] is None
+    assert "identity has a value in fewer than two" in chatgpt["notes"]["coordination_score_human"]
     # The age groups split the same two transcripts (Teens, Seniors): the same value.
-    assert chatgpt["coordination_score_human_age_group"] == pytest.approx(5 - 2.5 / 3.25 / 2)
+    assert chatgpt["coordination_score_human_age_group"] is None
+
+
+def test_it_counts_duplicated_cells_present_and_dropped_at_import() -> None:
+    import_transcripts(CONCEPT4CRS_DUPLICATES, "All", format="concept4crs")
+    import_transcripts(CONCEPT4CRS_DUPLICATES, "Deduped", format="concept4crs", dedupe_cells=True)
+    every = cards_by_group(Campaign.objects.get(name="All"), ("system", "dataset"))
+    deduped = cards_by_group(Campaign.objects.get(name="Deduped"), ("system", "dataset"))
+    counts = ("n", "duplicate_cells", "duplicate_cells_dropped")
+    # chatgpt/redial_eval: dialogues 150, 300 and 1000 share profile1 × attribute0, 303 is
+    # profile2: 4 transcripts of which 2 repeat a cell; deduplicated, 2 remain and 2 were dropped.
+    assert [every[("chatgpt", "redial_eval")][key] for key in counts] == [4, 2, 0]
+    assert [deduped[("chatgpt", "redial_eval")][key] for key in counts] == [2, 0, 2]
+    assert every[("chatgpt", "redial_eval")]["notes"]["n"] == (
+        "4 transcript(s); 2 repeat a persona × attribute cell already in the group (importing "
+        "with --dedupe-cells keeps the lowest dialogue id of each), and 0 such repeat(s) were "
+        "dropped at import"
+    )
+    assert "and 2 such repeat(s) were dropped" in deduped[("chatgpt", "redial_eval")]["notes"]["n"]
+    # The same profile and attribute in another dataset or system is another cell.
+    for group in (("chatgpt", "opendialkg_eval"), ("kbrd", "redial_eval")):
+        assert [every[group][key] for key in counts] == [1, 0, 0]
+        assert "n" not in every[group]["notes"]
+    # Pooled over datasets, the cells stay apart: still 2 repeats for chatgpt.
+    pooled = cards_by_group(Campaign.objects.get(name="All"), ("system",))
+    assert pooled[("chatgpt",)]["duplicate_cells"] == 2
+
+    _, err = run("concept_scorecard", "All")
+    assert "import_transcripts --dedupe-cells keeps the lowest dialogue id" in err
+    client = logged_in(person("c", roles.COORDINATORS))
+    campaign = Campaign.objects.get(name="All")
+    page = client.get(reverse("concept:scorecard", args=[campaign.pk])).content.decode()
+    row = re.search(r'<tr data-measure="duplicate_cells">(.*?)</tr>', page, re.S)
+    assert row is not None
+    assert re.findall(r">(\d+)</a>", row[1]) == ["0", "2", "0"]
 
 
 def test_a_dataset_without_a_catalog_has_no_nonexistent_ratio(imported: Campaign) -> None:
@@ -468,8 +510,10 @@ def test_the_scorecard_page_shows_every_group_linked_to_its_transcripts(
     assert at_row is not None
     assert "accepted=yes" in at_row[1] and "—" in at_row[1]
     assert 'title="no transcript in the group was accepted"' in at_row[1]
-    # The chart: one group per system. Pooled, chatgpt has all six scores; kbrd has a quality
-    # of 0 and nothing else (no acceptance to judge, no rubric scores).
+    # The chart: one group per system. Pooled, chatgpt has five scores: coordination needs the
+    # identity and cooperation of both persona groups, and Delight has neither (see
+    # test_it_pools_a_system_and_coordinates_its_personas), so it is a dash with its reason.
+    # kbrd has a quality of 0 and nothing else (no acceptance to judge, no rubric scores).
     assert page.count('<g class="system"') == 2
     chatgpt = page[page.index('data-system="chatgpt"') : page.index('data-system="kbrd"')]
     assert re.findall(r'<rect class="bar" data-ability="(\w+)"', chatgpt) == [
@@ -478,8 +522,8 @@ def test_the_scorecard_page_shows_every_group_linked_to_its_transcripts(
         "identity",
         "cooperation",
         "social_awareness",
-        "coordination",
     ]
+    assert re.search(r'class="bar missing" data-ability="coordination"[^>]*>–<title>', chatgpt)
     kbrd = page[page.index('data-system="kbrd"') :]
     kbrd = kbrd[: kbrd.index("</g>")]
     assert "<rect" not in kbrd
@@ -494,7 +538,10 @@ def test_the_scorecard_page_shows_every_group_linked_to_its_transcripts(
     breakdown = breakdown[: breakdown.index("</table>")]
     assert "Boredom" in breakdown and "Delight" in breakdown
     assert "4.50" in breakdown and "2.00" in breakdown
-    assert "0.769" in breakdown and "score 4.62" in breakdown
+    # Social awareness 2.5 / 3.25 = 0.769; no mean ratio and no score without identity and
+    # cooperation ratios (the score was 4.62 from quality and social awareness alone).
+    assert "0.769" in breakdown and "mean ratio — · score —" in breakdown
+    assert "identity has a value in fewer than two persona_emotion groups" in breakdown
     assert f"{transcripts}?system=chatgpt&amp;persona_emotion=Delight" in breakdown
     assert 'data-dataset="redial_eval"' in page and "catalog redial" in page
 
@@ -552,6 +599,41 @@ def test_the_dashboard_links_to_the_scorecard(imported: Campaign) -> None:
     client = logged_in(person("c", roles.COORDINATORS))
     page = client.get(reverse("annotation:dashboard", args=[imported.pk])).content.decode()
     assert f'href="{reverse("concept:scorecard", args=[imported.pk])}"' in page
+
+
+def test_a_campaign_without_human_scores_shows_no_human_value(imported: Campaign) -> None:
+    Response.objects.filter(assignment__campaign=imported).delete()
+    cards = campaign_scorecard(gather_inputs(imported))
+    for card in cards:
+        human = {
+            key: card[key]
+            for key in card
+            if (key.startswith("human_") or key.endswith("_human")) and key != "coordination_human"
+        }
+        assert human and set(human.values()) == {None}, card["system"]
+        assert "no human scores" in card["notes"]["coordination_score_human"]
+    # Quality alone (5 for both of chatgpt's emotions) used to give chatgpt a human score of 5.
+    assert cards_by_group(imported, ("system",))[("chatgpt",)]["coordination_score_human"] is None
+
+    out, err = run("concept_scorecard", "C4")
+    assert {row["coordination_score_human"] for row in json.loads(out)["rows"]} == {None}
+    assert "No human scores yet" in err
+
+    rows = [dict(zip(sheet.header, row, strict=True)) for sheet in [concept_sheet(imported)]
+            for row in sheet.rows]  # fmt: skip
+    assert {row["coordination_score_human"] for row in rows} == {None}
+    assert all("coordination_score_human: no human scores" in str(row["notes"]) for row in rows)
+
+    client = logged_in(person("c", roles.COORDINATORS))
+    url = reverse("concept:scorecard", args=[imported.pk])
+    page = client.get(url, {"source": "human"}).content.decode()
+    chatgpt = page[page.index('data-system="chatgpt"') : page.index('data-system="kbrd"')]
+    mark = re.search(
+        r'class="bar missing" data-ability="coordination"[^>]*>–<title>([^<]*)', chatgpt
+    )
+    assert mark is not None and "no human scores in the group" in mark[1]
+    breakdown = page[page.index('data-system="chatgpt" data-field="persona_emotion"') :]
+    assert "score —" in breakdown[: breakdown.index("</table>")]
 
 
 # The Excel sheet --------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from annotation.jobs import UPLOAD_ROOT
 from annotation.models import Campaign, LLMScore, Transcript
 from evalsite import jobs
 from evalsite.models import Job
-from tests.annotation.conftest import CONCEPT4CRS, dialogue, person
+from tests.annotation.conftest import CONCEPT4CRS, CONCEPT4CRS_DUPLICATES, dialogue, person
 
 pytestmark = pytest.mark.django_db
 
@@ -119,6 +119,27 @@ def test_a_concept4crs_zip_with_personas_is_imported(client_of: Client, tmp_path
     }
 
 
+def test_a_concept4crs_zip_can_skip_duplicated_cells(client_of: Client, tmp_path: Path) -> None:
+    archive = tmp_path / "dupes.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        for file in CONCEPT4CRS_DUPLICATES.rglob("*.json"):
+            bundle.write(file, file.relative_to(CONCEPT4CRS_DUPLICATES).as_posix())
+    response = client_of.post(
+        reverse("annotation:import_transcripts"),
+        {
+            "new_campaign": "Deduped",
+            "format": "concept4crs",
+            "file": SimpleUploadedFile("dupes.zip", archive.read_bytes()),
+            "dedupe_cells": "on",
+        },
+    )
+    job = finished(response["Location"])
+    assert job.status == Job.Status.DONE, job.errors
+    assert (job.result["transcripts"], job.result["duplicates_skipped"]) == (4, 2)
+    page = client_of.get(response["Location"]).content.decode()
+    assert "<dt>duplicates_skipped</dt><dd>2</dd>" in page
+
+
 def test_llm_scores_are_uploaded_into_a_campaign(client_of: Client, campaign: Campaign) -> None:
     body = b"transcript_id,dimension,score,rationale\nt001,manner,4,clear\n"
     response = client_of.post(
@@ -140,6 +161,10 @@ def test_llm_scores_are_uploaded_into_a_campaign(client_of: Client, campaign: Ca
         ({"format": "jsonl"}, "Choose a campaign or name a new one (not both)."),
         ({"new_campaign": "Test campaign", "format": "jsonl"}, "A campaign with this name exists"),
         ({"new_campaign": "N", "format": "csv"}, "A csv import needs a .csv file."),
+        (
+            {"new_campaign": "N", "format": "jsonl", "dedupe_cells": "on"},
+            "Duplicated cells apply to Concept4CRS imports only.",
+        ),
     ],
 )
 def test_the_form_explains_what_is_missing(

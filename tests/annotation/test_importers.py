@@ -17,7 +17,7 @@ from annotation.imports.result import ImportResult
 from annotation.imports.rows import import_rows
 from annotation.imports.writer import LLMScoreRow, upsert_llm_scores
 from annotation.models import Campaign, LLMScore, Transcript
-from tests.annotation.conftest import CONCEPT4CRS, dialogue, pairwise
+from tests.annotation.conftest import CONCEPT4CRS, CONCEPT4CRS_DUPLICATES, dialogue, pairwise
 
 pytestmark = pytest.mark.django_db
 
@@ -409,6 +409,44 @@ class TestConcept4crs:
     def test_a_folder_without_dialogues_is_an_error(self, tmp_path: Path) -> None:
         with pytest.raises(ImportFailed, match="holds no Concept4CRS dialogue files"):
             import_transcripts(tmp_path, "New", format="concept4crs")
+
+
+class TestConcept4CRSDuplicatedCells:
+    CELL = "chatgpt/redial_eval/{}_profile1_attribute0"
+
+    def test_it_imports_every_file_and_counts_the_repeats(self) -> None:
+        result = import_transcripts(CONCEPT4CRS_DUPLICATES, "New", format="concept4crs")
+        # Six files; dialogues 300 and 1000 repeat the cell of 150.
+        assert (result.transcripts, result.duplicate_cells, result.duplicates_skipped) == (6, 2, 0)
+        assert not any(
+            "dropped_duplicates" in metadata
+            for metadata in Transcript.objects.values_list("metadata", flat=True)
+        )
+
+    def test_it_keeps_the_lowest_dialogue_id_of_each_cell(self, tmp_path: Path) -> None:
+        archive = zipped(CONCEPT4CRS_DUPLICATES, tmp_path / "dupes.zip", "dupes")
+        result = import_transcripts(archive, "New", format="concept4crs", dedupe_cells=True)
+        assert (result.transcripts, result.duplicate_cells, result.duplicates_skipped) == (4, 2, 2)
+        assert result.as_dict()["duplicates_skipped"] == 2
+        # 150 is kept, though "1000" sorts before it as text; another dataset (301), system
+        # (302) or profile (303) is another cell.
+        assert sorted(Transcript.objects.values_list("external_id", flat=True)) == [
+            "chatgpt/opendialkg_eval/301_1_profile1_attribute0",
+            self.CELL.format("150_4"),
+            "chatgpt/redial_eval/303_1_profile2_attribute0",
+            "kbrd/redial_eval/302_1_profile1_attribute0",
+        ]
+        kept = Transcript.objects.get(external_id=self.CELL.format("150_4"))
+        assert kept.metadata["dropped_duplicates"] == [
+            "dupes/" + self.CELL.format("300_2") + ".json",
+            "dupes/" + self.CELL.format("1000_1") + ".json",
+        ]
+
+    def test_only_concept4crs_imports_dedupe_cells(self, tmp_path: Path) -> None:
+        path = write_jsonl(tmp_path / "t.jsonl", [dialogue("t1")])
+        with pytest.raises(ImportFailed, match="applies to concept4crs imports only"):
+            import_transcripts(path, "New", format="jsonl", dedupe_cells=True)
+        assert nothing_written()
 
 
 class TestImportRows:

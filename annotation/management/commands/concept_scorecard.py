@@ -88,7 +88,18 @@ class Command(BaseCommand):
                 f"Dataset {dataset!r} has no item catalog: its non-existent item and deceptive "
                 "ratios are null (see manage.py import_catalog)."
             )
+        if not inputs.human_scores:
+            self.stderr.write(
+                "No human scores yet: every human measure, coordination_score_human included, "
+                "is null (the notes say why)."
+            )
         cards = campaign_scorecard(inputs, by)
+        if any(card["duplicate_cells"] for card in cards):
+            self.stderr.write(
+                "Some transcripts repeat a Concept4CRS persona x attribute cell (see "
+                "duplicate_cells); import_transcripts --dedupe-cells keeps the lowest dialogue "
+                "id of each."
+            )
         if options["format"] == "table":
             self.stdout.write(table_text(cards, by))
         else:

@@ -28,6 +28,14 @@ class Command(BaseCommand):
             "--personas",
             help="Concept4CRS only: personas.csv, for each transcript's emotion and age group.",
         )
+        parser.add_argument(
+            "--dedupe-cells",
+            action="store_true",
+            help=(
+                "Concept4CRS only: keep the lowest dialogue id of each duplicated "
+                "persona x attribute cell (per system and dataset) and skip the others."
+            ),
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         fmt = options["format"] or guess_format(options["path"])
@@ -43,6 +51,7 @@ class Command(BaseCommand):
                 "campaign": options["campaign"],
                 "format": fmt,
                 "personas": options["personas"],
+                "dedupe_cells": options["dedupe_cells"],
             },
             self.stderr.write,
         )
@@ -57,3 +66,13 @@ class Command(BaseCommand):
                 f"{result['lock_seconds']:.3f} s."
             )
         )
+        if result["duplicates_skipped"]:
+            self.stdout.write(
+                f"Skipped {result['duplicates_skipped']} file(s) that duplicate a persona x "
+                "attribute cell, keeping the lowest dialogue id of each."
+            )
+        elif result["duplicate_cells"]:
+            self.stdout.write(
+                f"{result['duplicate_cells']} transcript(s) duplicate a persona x attribute "
+                "cell; --dedupe-cells keeps only the lowest dialogue id of each."
+            )
