@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from evalsite.charts import Frame
+
 # One colour per ability, the same in the chart and its legend; dark enough for white text.
 ABILITY_COLOURS = {
     "quality": "#2563eb",
@@ -28,6 +30,8 @@ BAR_WIDTH = 14
 BAR_GAP = 2
 GROUP_GAP = 28
 LABEL_SPACE = 34
+# The plotting area's vertical scale, shared with every server-side chart (its x is unused).
+SCALE = Frame(left=AXIS_LEFT, top=PLOT_TOP, width=0, height=PLOT_HEIGHT, low=0.0, high=SCALE_TOP)
 
 
 @dataclass(frozen=True)
@@ -100,16 +104,15 @@ class AbilityChart:
 
 def _bar(shown: BarValue, x: float) -> Bar:
     value = shown.value
-    scaled = 0.0 if value is None else min(max(float(value), 0.0), SCALE_TOP) / SCALE_TOP
-    height = round(PLOT_HEIGHT * scaled, 1)
+    top = SCALE.y(0.0 if value is None else min(max(float(value), 0.0), SCALE_TOP))
     return Bar(
         ability=shown.ability,
         label=shown.label,
         colour=ABILITY_COLOURS[shown.ability],
         x=round(x, 1),
         centre=round(x + BAR_WIDTH / 2, 1),
-        y=round(PLOT_TOP + PLOT_HEIGHT - height, 1),
-        height=height,
+        y=top,
+        height=round(PLOT_TOP + PLOT_HEIGHT - top, 1),
         text=shown.text,
         note=shown.note,
     )
@@ -128,10 +131,7 @@ def ability_chart(
             for position, shown in enumerate(system.values)
         ]
         groups.append(BarGroup(system.system, system.url, round(left + group_width / 2, 1), bars))
-    ticks = [
-        Tick(value, round(PLOT_TOP + PLOT_HEIGHT * (1 - value / SCALE_TOP), 1))
-        for value in range(int(SCALE_TOP) + 1)
-    ]
+    ticks = [Tick(value, SCALE.y(value)) for value in range(int(SCALE_TOP) + 1)]
     return AbilityChart(
         groups=groups,
         ticks=ticks,

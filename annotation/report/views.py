@@ -17,6 +17,7 @@ from annotation.models import Campaign
 from annotation.report import cache
 from annotation.report import workbook as exports
 from annotation.report.page import report_context
+from evalsite import jobs
 from evalsite.http import HtmxHttpRequest
 from evalsite.models import Job
 from evalsite.roles import coordinator_required
@@ -36,6 +37,7 @@ def report_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "campaign": campaign,
         "state": state,
         "tables": exports.report_tables(),
+        "socket": state.running is not None and jobs.pushes_reach_here(state.running),
     }
     if state.result is not None:
         context.update(report_context(campaign, state.result, request.GET.get("evaluator")))

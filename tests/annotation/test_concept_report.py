@@ -467,7 +467,7 @@ def test_the_command_counts_success_after_turn_ten_for_no_cutoff(
 
 
 def test_the_command_names_an_unknown_campaign() -> None:
-    with pytest.raises(CommandError, match="No annotation campaign is called 'Nope'"):
+    with pytest.raises(CommandError, match="no annotation campaign named or numbered 'Nope'"):
         run("concept_scorecard", "Nope")
 
 

@@ -409,7 +409,10 @@ def test_the_command_scores_a_campaign_under_a_labelled_evaluator(
 
 def test_the_command_names_what_is_missing(campaign_factory: Callable[..., Campaign]) -> None:
     campaign_factory(name="Known")
-    with pytest.raises(CommandError, match="no annotation campaign 'Nope'; known: 'Known'"):
+    with pytest.raises(
+        CommandError,
+        match=r"no annotation campaign named or numbered 'Nope'; known \(id: name\): \d+: Known",
+    ):
         call_command("llm_score", "Nope", "--base-url", "http://x/v1", "--model", "m")
     with pytest.raises(CommandError, match="--base-url and --model"):
         call_command("llm_score", "Known")

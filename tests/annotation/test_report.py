@@ -604,6 +604,19 @@ def test_a_running_computation_shows_its_progress(
     assert finished.status_code == 200 and finished["HX-Refresh"] == "true"
 
 
+def test_a_computation_run_by_another_process_is_polled_not_watched_on_a_socket(
+    small: Campaign, coordinator_client: Client
+) -> None:
+    job = jobs.create(cache.REPORT_KIND, {"campaign": small.pk, "fingerprint": {}})
+    job.status, job.heartbeat_at, job.worker = Job.Status.RUNNING, timezone.now(), "elsewhere:1"
+    job.save()
+    html = coordinator_client.get(reverse("annotation_report:page", args=[small.pk])).content
+    # The in-memory channel layer cannot carry that process's pushes here: only polling.
+    assert b"ws-connect" not in html
+    assert b'hx-trigger="every 2s [' in html
+    assert reverse("annotation_report:progress", args=[small.pk, job.pk]).encode() in html
+
+
 def test_a_failed_computation_shows_its_errors(small: Campaign, coordinator_client: Client) -> None:
     job = jobs.create(cache.REPORT_KIND, {"campaign": small.pk})
     job.status, job.errors = Job.Status.FAILED, ["the database went away"]

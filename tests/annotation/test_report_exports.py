@@ -308,7 +308,7 @@ def test_the_command_reuses_a_fresh_report_and_finds_a_campaign_by_id(
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["Nope", "--out", "{tmp}/r.xlsx"], "no campaign named or numbered 'Nope'"),
+        (["Nope", "--out", "{tmp}/r.xlsx"], "no annotation campaign named or numbered 'Nope'"),
         (["Small"], "--out report.xlsx, --csv-dir DIR, or both"),
         (["Small", "--out", "{tmp}/r.csv"], "must end in .xlsx"),
         (["Small", "--out", "{tmp}/missing/r.xlsx"], "does not exist; create it first"),

@@ -539,7 +539,7 @@ def test_the_simulate_command_names_what_is_wrong() -> None:
     with pytest.raises(CommandError, match="not in campaign 'SMP demo': nope"):
         call_command("simulate", campaign.name, "--personas", "all", "--tasks", "nope",
                      "--base-url", url, "--model", "m")  # fmt: skip
-    with pytest.raises(CommandError, match="no live campaign 'Other'"):
+    with pytest.raises(CommandError, match="no live campaign named or numbered 'Other'"):
         call_command("simulate", "Other", "--personas", "all")
 
 

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.concept.scorecard import DEFAULT_BY, campaign_scorecard, gather_inputs
 from annotation.models import Campaign
+from evalsite.commands import named_or_numbered
 
 # The columns of ``--format table``; JSON holds every measure.
 TABLE_MEASURES = (
@@ -74,11 +75,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         name = options["campaign"]
-        campaign = Campaign.objects.filter(name=name).first()
-        if campaign is None and name.isdigit():
-            campaign = Campaign.objects.filter(pk=int(name)).first()
-        if campaign is None:
-            raise CommandError(f"No annotation campaign is called {name!r}.")
+        campaign = named_or_numbered(Campaign.objects.all(), name, "annotation campaign")
         by = [column.strip() for column in options["by"].split(",") if column.strip()]
         if not by:
             raise CommandError("--by needs at least one column, such as --by system,dataset.")

@@ -10,22 +10,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from annotation.models import Campaign
 from annotation.report import cache, workbook
 from evalsite.agreement.common import DEFAULT_RESAMPLES
+from evalsite.commands import named_or_numbered
 from evalsite.models import Job
-
-
-def find_campaign(name_or_id: str) -> Campaign:
-    found = Campaign.objects.select_related("rubric").filter(name=name_or_id).first()
-    if found is None and name_or_id.isdigit():
-        found = Campaign.objects.select_related("rubric").filter(pk=int(name_or_id)).first()
-    if found is None:
-        known = ", ".join(
-            f"{pk}: {name}" for pk, name in Campaign.objects.values_list("pk", "name")[:20]
-        )
-        raise CommandError(
-            f"There is no campaign named or numbered {name_or_id!r}. "
-            + (f"Campaigns (id: name): {known}." if known else "There are no campaigns yet.")
-        )
-    return found
 
 
 def _writable_folder(path: Path, option: str) -> None:
@@ -71,7 +57,9 @@ class Command(BaseCommand):
             _writable_folder(csv_dir, "--csv-dir")
         if options["resamples"] < 0:
             raise CommandError("--resamples cannot be negative.")
-        campaign = find_campaign(options["campaign"])
+        campaign = named_or_numbered(
+            Campaign.objects.select_related("rubric"), options["campaign"], "annotation campaign"
+        )
         result = self._result(campaign, options["resamples"], options["recompute"])
         if out is not None:
             workbook.write_report_workbook(str(out), campaign, result)

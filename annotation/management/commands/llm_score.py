@@ -9,6 +9,7 @@ from annotation.llm_evaluator.job import SCORE_JOB, create_scoring_job
 from annotation.llm_evaluator.prompt import PROMPT_VERSION
 from annotation.models import Campaign
 from evalsite import jobs
+from evalsite.commands import named_or_numbered
 from evalsite.llm.errors import LLMConfigError
 from evalsite.llm.runs import finished_from_command, resume_from_command
 from evalsite.models import Job
@@ -50,7 +51,9 @@ class Command(BaseCommand):
     def _start(self, options: dict[str, Any]) -> Job:
         if not options["campaign"] or not options["base_url"] or not options["model"]:
             raise CommandError("give a campaign, --base-url and --model (or --resume JOB)")
-        campaign = self._campaign(options["campaign"])
+        campaign = named_or_numbered(
+            Campaign.objects.all(), options["campaign"], "annotation campaign"
+        )
         settings: dict[str, Any] = {
             "base_url": options["base_url"],
             "model": options["model"],
@@ -65,18 +68,6 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         self.stdout.write(f"job {job.pk}: scoring {campaign.name!r} as {job.params['evaluator']}")
         return jobs.run(job, on_progress=self._draw)
-
-    @staticmethod
-    def _campaign(name_or_id: str) -> Campaign:
-        campaign = Campaign.objects.filter(name=name_or_id).first()
-        if campaign is None and name_or_id.isdigit():
-            campaign = Campaign.objects.filter(pk=int(name_or_id)).first()
-        if campaign is None:
-            known = ", ".join(
-                repr(name) for name in Campaign.objects.values_list("name", flat=True)
-            )
-            raise CommandError(f"no annotation campaign {name_or_id!r}; known: {known or 'none'}")
-        return campaign
 
     def _draw(self, job: Job) -> None:
         jobs.print_progress(self.stdout, job)

@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from annotation.from_live.transcripts import send_to_annotation
 from annotation.imports.problems import ImportFailed
 from evalsite import jobs
+from evalsite.commands import named_or_numbered
 from evalsite.llm.errors import LLMConfigError
 from evalsite.llm.runs import finished_from_command, resume_from_command
 from evalsite.models import Job
@@ -72,7 +73,9 @@ class Command(BaseCommand):
         else:
             if not options["campaign"]:
                 raise CommandError("name a campaign (or --resume JOB)")
-            campaign = self._campaign(options["campaign"])
+            campaign = named_or_numbered(
+                Campaign.objects.all(), options["campaign"], "live campaign"
+            )
             if options["personas"] is None and options["send_to_annotation"]:
                 self._send(campaign, options)
                 return
@@ -126,18 +129,6 @@ class Command(BaseCommand):
             f"sent {result.transcripts} dialogue(s) to the annotation campaign "
             f"{options['send_to_annotation']!r} ({result.created} new)"
         )
-
-    @staticmethod
-    def _campaign(name_or_id: str) -> Campaign:
-        campaign = Campaign.objects.filter(name=name_or_id).first()
-        if campaign is None and name_or_id.isdigit():
-            campaign = Campaign.objects.filter(pk=int(name_or_id)).first()
-        if campaign is None:
-            known = ", ".join(
-                repr(name) for name in Campaign.objects.values_list("name", flat=True)
-            )
-            raise CommandError(f"no live campaign {name_or_id!r}; known: {known or 'none'}")
-        return campaign
 
     def _draw(self, job: Job) -> None:
         jobs.print_progress(self.stdout, job)
