@@ -47,19 +47,23 @@ def _dimensions_for(transcript: Transcript) -> list[Dimension]:
     return [dimension for dimension in dimensions if dimension.applies_to(transcript)]
 
 
+def _answer_form(assignment: Assignment) -> AnswerForm:
+    """The answer form of ``assignment``, filled with what the annotator answered so far."""
+    responses = list(assignment.responses.select_related("dimension"))
+    return AnswerForm(
+        assignment=assignment,
+        dimensions=_dimensions_for(assignment.transcript),
+        lang=get_language(),
+        initial=AnswerForm.initial_from(assignment, responses),
+    )
+
+
 def _workspace_context(
     request: HttpRequest, assignment: Assignment, form: AnswerForm | None = None
 ) -> dict[str, Any]:
     transcript = assignment.transcript
     campaign = transcript.campaign
-    if form is None:
-        responses = list(assignment.responses.select_related("dimension"))
-        form = AnswerForm(
-            assignment=assignment,
-            dimensions=_dimensions_for(transcript),
-            lang=get_language(),
-            initial=AnswerForm.initial_from(assignment, responses),
-        )
+    form = _answer_form(assignment) if form is None else form
     left, right = transcript.response_a, transcript.response_b
     if assignment.swapped:
         left, right = right, left
