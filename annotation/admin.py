@@ -90,7 +90,14 @@ class DimensionAdmin(admin.ModelAdmin):
 
 @admin.register(Campaign)
 class CampaignAdmin(admin.ModelAdmin):
-    list_display = ("name", "rubric", "annotations_per_item", "status", "created_at")
+    list_display = (
+        "name",
+        "rubric",
+        "annotations_per_item",
+        "alt_test_epsilon",
+        "status",
+        "created_at",
+    )
     list_filter = ("status",)
     filter_horizontal = ("annotators",)
     search_fields = ("name",)

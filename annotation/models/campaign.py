@@ -5,12 +5,24 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models.rubric import Rubric, RubricFrozen
+
+# The alt-test's default allowance, for skilled annotators (evalsite.agreement.alt_test).
+DEFAULT_ALT_TEST_EPSILON = 0.15
+
+
+def validate_epsilon(value: float) -> None:
+    """ε is an allowance on a difference of two shares: at least 0 and below 1."""
+    if not 0 <= value < 1:
+        raise ValidationError(
+            _("ε must be at least 0 and below 1."), code="epsilon", params={"value": value}
+        )
 
 
 class Campaign(models.Model):
@@ -41,6 +53,16 @@ class Campaign(models.Model):
         default=30,
         help_text=_("An item held this long without being submitted goes back to the pool."),
     )
+    alt_test_epsilon = models.FloatField(
+        _("alt-test ε"),
+        default=DEFAULT_ALT_TEST_EPSILON,
+        validators=[validate_epsilon],
+        help_text=_(
+            "How much worse than a human annotator the LLM evaluator may agree with the other "
+            "annotators and still pass the alternative annotator test. Take 0.2 for expert "
+            "annotators, 0.15 for skilled ones, 0.1 for crowd workers."
+        ),
+    )
     status = models.CharField(
         _("status"), max_length=16, choices=Status.choices, default=Status.OPEN
     )
@@ -63,6 +85,10 @@ class Campaign(models.Model):
             ),
             models.CheckConstraint(
                 condition=models.Q(hold_minutes__gte=1), name="campaign_hold_minutes_positive"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(alt_test_epsilon__gte=0, alt_test_epsilon__lt=1),
+                name="campaign_alt_test_epsilon_below_one",
             ),
         ]
 

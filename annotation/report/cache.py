@@ -2,9 +2,9 @@
 
 A report is computed by a background job (kind ``annotation.report``) and kept as that job's
 ``result``; nothing else stores it. The job's params hold a fingerprint of the campaign's data
-(counts, latest update times and sums of transcripts, submitted answers and LLM scores), so a
-report whose fingerprint no longer matches the data is stale and can be recomputed, with its
-progress shown on the page.
+(counts, latest update times and sums of transcripts, submitted answers and LLM scores) and of
+the settings the report is computed with (the alt-test's ε), so a report whose fingerprint no
+longer matches is stale and can be recomputed, with its progress shown on the page.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ def _rounded(value: Any) -> float | None:
 
 def data_fingerprint(campaign: Campaign) -> dict[str, Any]:
     """What the report depends on: changes whenever a transcript, a submitted answer or an
-    LLM score of ``campaign`` is added, revised, re-imported or removed."""
+    LLM score of ``campaign`` is added, revised, re-imported or removed, and whenever the
+    campaign's alt-test ε changes."""
     transcripts = campaign.transcripts.aggregate(count=Count("pk"), latest=Max("imported_at"))
     answers = Response.objects.filter(
         assignment__campaign=campaign, assignment__status=Assignment.Status.SUBMITTED
@@ -53,6 +54,7 @@ def data_fingerprint(campaign: Campaign) -> dict[str, Any]:
         "transcripts": [transcripts["count"], _stamp(transcripts["latest"])],
         "responses": [answers["count"], _stamp(answers["latest"]), _rounded(answers["total"])],
         "llm_scores": [scores["count"], _stamp(scores["latest"]), _rounded(scores["total"])],
+        "alt_test_epsilon": campaign.alt_test_epsilon,
     }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -23,6 +23,7 @@ from annotation.report.blocks import PairwiseBlock, RatedBlock, Sizes
 from annotation.report.dimensions import POOLED, DimensionSpec, pooled_dimensions
 from annotation.report.items import disagreements, histograms, scatter
 from annotation.report.scores import long_scores
+from evalsite.agreement.alt_test import DEFAULT_EPSILON
 from evalsite.agreement.bootstrap import bootstrap_ci
 from evalsite.agreement.common import (
     DEFAULT_RESAMPLES,
@@ -50,6 +51,20 @@ DISAGREEMENTS_SHOWN = 20
 
 Progress = Callable[[int, int, str], None]
 
+# The pooled block's extra columns: each unit's transcript (the cluster its CIs resample) and
+# its rubric dimension (within which scores are centred for the pooled correlations and α).
+POOLED_CLUSTER = "transcript"
+POOLED_WITHIN = "rubric_dimension"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How every engine call of one report runs: its bootstrap and the alt-test's ε."""
+
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+    epsilon: float = DEFAULT_EPSILON
+
 
 def compute_report(
     campaign: Campaign,
@@ -64,7 +79,8 @@ def compute_report(
     frame = long_scores(campaign)
     dimensions = [DimensionSpec.of(d) for d in campaign.rubric.dimensions.order_by("position")]
     transcripts = dict(campaign.transcripts.values_list("external_id", "pk"))
-    result = agreement_report(frame, dimensions, resamples=resamples, seed=seed, progress=progress)
+    settings = Settings(resamples=resamples, seed=seed, epsilon=campaign.alt_test_epsilon)
+    result = agreement_report(frame, dimensions, settings=settings, progress=progress)
     for evaluation in result["evaluations"]:
         for row in evaluation["disagreements"]:
             row["transcript"] = transcripts.get(row["item"])
@@ -88,8 +104,7 @@ def agreement_report(
     frame: pd.DataFrame,
     dimensions: Sequence[DimensionSpec],
     *,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    settings: Settings = Settings(),
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """The report of a long frame of scores (the shape of ``annotation.report.scores.long_scores``).
@@ -136,19 +151,20 @@ def agreement_report(
             subset = rows[rows["dimension"] == spec.key]
             if spec.is_pairwise:
                 evaluation["pairwise"][spec.key] = _pairwise(
-                    subset, spec, rater, resamples, seed
+                    subset, spec, rater, settings
                 ).as_json()
             else:
                 evaluation["dimensions"][spec.key] = _dimension_block(
-                    subset, spec, rater, breakdowns, resamples, seed
+                    subset, spec, rater, breakdowns, settings
                 ).as_json()
         if pooled:
             advance(_agreement_message(POOLED, evaluator))
             evaluation["pooled"] = _pooled_block(
-                rows, pooled, rater, breakdowns, resamples, seed
+                rows, pooled, rater, breakdowns, settings
             ).as_json()
         evaluation["scatter"] = {
-            key: series.as_json() for key, series in scatter(rows, present, rater, seed).items()
+            key: series.as_json()
+            for key, series in scatter(rows, present, rater, settings.seed).items()
         }
         evaluation["disagreements"] = [
             row.as_json() for row in disagreements(rows, present, rater)[:DISAGREEMENTS_SHOWN]
@@ -157,8 +173,9 @@ def agreement_report(
     result = {
         "version": REPORT_VERSION,
         "computed_at": timezone.now().isoformat(),
-        "resamples": resamples,
-        "seed": seed,
+        "resamples": settings.resamples,
+        "seed": settings.seed,
+        "alt_test_epsilon": settings.epsilon,
         "n_items": int(frame["item"].nunique()),
         "humans": sorted(str(name) for name in humans["rater"].unique()),
         "evaluators": list(evaluators),
@@ -220,8 +237,7 @@ def _engine(
     level: Level,
     scale: tuple[float, float],
     by: Sequence[str],
-    resamples: int,
-    seed: int,
+    settings: Settings,
 ) -> RatedBlock:
     try:
         found = agreement_blocks(
@@ -229,8 +245,8 @@ def _engine(
             llm=rater,
             level=level,
             scale=scale,
-            resamples=resamples,
-            seed=seed,
+            resamples=settings.resamples,
+            seed=settings.seed,
             by=by,
         )
     except InputError as error:
@@ -253,17 +269,10 @@ def _dimension_block(
     spec: DimensionSpec,
     rater: str | None,
     breakdowns: Sequence[str],
-    resamples: int,
-    seed: int,
+    settings: Settings,
 ) -> RatedBlock:
     block = _engine(
-        rows,
-        rater=rater,
-        level=spec.level,
-        scale=spec.scale,
-        by=breakdowns,
-        resamples=resamples,
-        seed=seed,
+        rows, rater=rater, level=spec.level, scale=spec.scale, by=breakdowns, settings=settings
     )
     if block.error is not None:
         return block
@@ -281,12 +290,18 @@ def _pooled_block(
     pooled: Sequence[DimensionSpec],
     rater: str | None,
     breakdowns: Sequence[str],
-    resamples: int,
-    seed: int,
+    settings: Settings,
 ) -> RatedBlock:
-    """Every pooled dimension's items as units of one α, as the CONCEPT study reports it."""
+    """Every pooled dimension's items as units of one α, as the CONCEPT study reports it.
+
+    A transcript's units (one per dimension) share its halo, so the CIs resample transcripts
+    with all their units together; and the correlations and α are taken on scores centred
+    within each dimension, so that dimensions with different means cannot inflate them.
+    """
     keys = [spec.key for spec in pooled]
     subset = rows[rows["dimension"].isin(keys)].copy()
+    subset[POOLED_CLUSTER] = subset["item"]
+    subset[POOLED_WITHIN] = subset["dimension"]
     subset["item"] = subset["dimension"] + " · " + subset["item"]
     subset["dimension"] = POOLED
     block = _engine(
@@ -295,8 +310,7 @@ def _pooled_block(
         level=pooled[0].level,
         scale=pooled[0].scale,
         by=breakdowns,
-        resamples=resamples,
-        seed=seed,
+        settings=settings,
     )
     return replace(block, dimensions=keys)
 
@@ -310,7 +324,7 @@ def _vote(value: float, spec: DimensionSpec) -> str:
 
 
 def _pairwise(
-    rows: pd.DataFrame, spec: DimensionSpec, rater: str | None, resamples: int, seed: int
+    rows: pd.DataFrame, spec: DimensionSpec, rater: str | None, settings: Settings
 ) -> PairwiseBlock:
     """Which response people prefer, how far they agree, and how often the LLM picks the
     people's majority (more than half of an item's human answers)."""
@@ -318,7 +332,7 @@ def _pairwise(
     votes = Counter(_vote(value, spec) for value in human["score"])
     judgements = len(human)
     agreement = _engine(
-        rows, rater=rater, level="nominal", scale=spec.scale, by=(), resamples=resamples, seed=seed
+        rows, rater=rater, level="nominal", scale=spec.scale, by=(), settings=settings
     )
     block = PairwiseBlock(
         n_items=int(rows["item"].nunique()),
@@ -333,7 +347,7 @@ def _pairwise(
         n=agreement.n,
         n_majority_items=0,
     )
-    return _majority_agreement(block, rows, spec, rater, resamples, seed)
+    return _majority_agreement(block, rows, spec, rater, settings)
 
 
 def _majority_agreement(
@@ -341,8 +355,7 @@ def _majority_agreement(
     rows: pd.DataFrame,
     spec: DimensionSpec,
     rater: str | None,
-    resamples: int,
-    seed: int,
+    settings: Settings,
 ) -> PairwiseBlock:
     if rater is None:
         return block
@@ -362,9 +375,9 @@ def _majority_agreement(
         return block
     rate = RatioOfSums(matches, np.ones(len(matches)))
     block = replace(block, llm_majority_agreement=rate.estimate())
-    if resamples:
+    if settings.resamples:
         try:
-            interval = bootstrap_ci(rate, resamples=resamples, seed=seed)
+            interval = bootstrap_ci(rate, resamples=settings.resamples, seed=settings.seed)
         except StatisticUndefined:
             interval = None
         block = replace(block, llm_majority_agreement_ci=interval)
