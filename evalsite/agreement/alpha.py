@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evalsite.agreement.common import (
+    MIN_ITEMS_FOR_ALPHA_CI,
     FloatArray,
     Level,
     StatisticUndefined,
@@ -204,6 +205,9 @@ def krippendorff_alpha(
 
 class AlphaStatistic:
     """Krippendorff's α of a units × raters matrix, on bootstrap resamples of its units."""
+
+    # Percentile intervals of α on fewer usable items under-cover.
+    min_items_for_ci = MIN_ITEMS_FOR_ALPHA_CI
 
     def __init__(self, reliability_matrix: npt.ArrayLike, level: Level) -> None:
         self._reliability = _Reliability(_as_matrix(reliability_matrix), level)

@@ -6,12 +6,12 @@ from collections.abc import Iterator, Mapping
 
 import numpy as np
 
-from evalsite.agreement.alpha import AlphaStatistic
 from evalsite.agreement.common import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     MIN_ITEMS_FOR_CI,
+    TOO_FEW_FOR_INTERVAL,
     FloatArray,
     ResampledStatistic,
     StatisticUndefined,
@@ -77,13 +77,23 @@ def percentile_interval(
 
 
 def ci_undefined_reason(statistic: ResampledStatistic, resamples: int) -> str | None:
-    """Why a bootstrap CI of ``statistic`` is not given, or None when it can be."""
+    """Why a bootstrap CI of ``statistic`` is not given, or None when it can be.
+
+    An α (any statistic with ``min_items_for_ci``, such as `AlphaStatistic`) needs
+    `MIN_ITEMS_FOR_ALPHA_CI` usable items; every other statistic `MIN_ITEMS_FOR_CI`.
+    """
+    minimum = getattr(statistic, "min_items_for_ci", MIN_ITEMS_FOR_CI)
+    if minimum > MIN_ITEMS_FOR_CI and statistic.n_usable < minimum:
+        return (
+            f"{TOO_FEW_FOR_INTERVAL} ({statistic.n_usable} usable; at least {minimum} are needed)"
+        )
     if statistic.n_usable < MIN_ITEMS_FOR_CI:
         return (
             f"only {statistic.n_usable} item(s) can be used; a bootstrap CI needs at least "
             f"{MIN_ITEMS_FOR_CI}"
         )
-    if isinstance(statistic, AlphaStatistic) and statistic.too_costly(resamples):
+    too_costly = getattr(statistic, "too_costly", None)
+    if callable(too_costly) and too_costly(resamples):
         return (
             "ratio-level α over this many distinct values is too costly to resample; round "
             "the scores or use the interval level"

@@ -9,7 +9,7 @@ no interval, with a note, rather than one that under-covers.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,13 +19,14 @@ from evalsite.agreement.common import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    TOO_FEW_FOR_INTERVAL,
     FloatArray,
+    ResampledStatistic,
     StatisticUndefined,
 )
 
 # Percentile intervals on fewer clusters (or items) under-cover; below this none is given.
 MIN_CLUSTERS_FOR_INTERVAL = 20
-TOO_FEW_FOR_INTERVAL = "too few items for an interval"
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,43 @@ def cluster_resample_weights(
         yield cluster_counts[:, codes]
 
 
+def too_few_clusters(clusters: Sequence[Hashable], min_clusters: int) -> str | None:
+    """Why a cluster bootstrap gives no interval over these labels, or None when it can."""
+    n_clusters = len(set(clusters))
+    if n_clusters >= min_clusters:
+        return None
+    return (
+        f"{TOO_FEW_FOR_INTERVAL} ({n_clusters} clusters; a cluster bootstrap needs at "
+        f"least {min_clusters})"
+    )
+
+
+def cluster_distributions(
+    statistics: Mapping[str, ResampledStatistic],
+    clusters: Sequence[Hashable],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, FloatArray]:
+    """Every statistic on the same cluster resamples of their common units.
+
+    The cluster counterpart of `evalsite.agreement.bootstrap.bootstrap_distributions`: each
+    statistic's units are labelled by ``clusters``, and whole clusters are drawn together.
+    """
+    for statistic in statistics.values():
+        if statistic.n_items != len(clusters):
+            raise ValueError(
+                f"the statistic has {statistic.n_items} units but {len(clusters)} cluster labels"
+            )
+    if not statistics:
+        return {}
+    parts: dict[str, list[FloatArray]] = {name: [] for name in statistics}
+    for weights in cluster_resample_weights(clusters, resamples, seed):
+        for name, statistic in statistics.items():
+            parts[name].append(statistic(weights))
+    return {name: np.concatenate(blocks) for name, blocks in parts.items()}
+
+
 def cluster_bootstrap_ci(
     statistic: Callable[[FloatArray], FloatArray],
     clusters: Sequence[Hashable],
@@ -78,12 +116,8 @@ def cluster_bootstrap_ci(
     n_items = getattr(statistic, "n_items", len(clusters))
     if n_items != len(clusters):
         raise ValueError(f"the statistic has {n_items} units but {len(clusters)} cluster labels")
-    n_clusters = len(set(clusters))
-    if n_clusters < min_clusters:
-        return Interval(
-            None,
-            f"{TOO_FEW_FOR_INTERVAL} ({n_clusters} clusters; a cluster bootstrap needs at "
-            f"least {min_clusters})",
-        )
+    reason = too_few_clusters(clusters, min_clusters)
+    if reason is not None:
+        return Interval(None, reason)
     blocks = [statistic(weights) for weights in cluster_resample_weights(clusters, resamples, seed)]
     return interval_of(np.concatenate(blocks), confidence)

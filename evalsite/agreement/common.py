@@ -26,6 +26,10 @@ DEFAULT_SEED = 42
 DEFAULT_CONFIDENCE = 0.95
 # Fewer items than this give percentile intervals that mostly echo a handful of items.
 MIN_ITEMS_FOR_CI = 10
+# Percentile intervals of α on fewer items under-cover (85–89% at 10–12 items); below this
+# many usable items an α interval is withheld.
+MIN_ITEMS_FOR_ALPHA_CI = 20
+TOO_FEW_FOR_INTERVAL = "too few items for an interval"
 # With two items every correlation is ±1.
 MIN_ITEMS_FOR_CORRELATION = 3
 # Absolute tolerance when comparing an LLM score with a human score, so that 0.1 + 0.2 == 0.3.

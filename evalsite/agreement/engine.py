@@ -1,10 +1,16 @@
 """The human–LLM agreement engine: per dimension, agreement among people and with the LLM.
 
 `human_llm_agreement` takes a long frame of scores and returns, per dimension (and per
-breakdown group), typed `AgreementBlock` values: α among people, α with the LLM as one more
-rater, correlations, MAE and agreement rates, each with a bootstrap CI and notes that say why
-any of them has no value. `AgreementBlock.as_json` gives the plain-JSON shape that the
-``agreement`` command prints and the report caches.
+breakdown group), typed `AgreementBlock` values: the alternative annotator test, α among people,
+α of the LLM with each human beside α between humans, α with the LLM as one more rater,
+correlations, MAE and agreement rates, each with a bootstrap CI and notes that say why any of
+them has no value. `AgreementBlock.as_json` gives the plain-JSON shape that the ``agreement``
+command prints and the report caches.
+
+Two options serve a pooled block, whose items are (dimension, transcript) units: ``cluster``
+names each item's cluster (its transcript), and every CI then resamples whole clusters;
+``within`` names a column (the dimension) within which scores are centred before α and the
+correlations, so that dimensions with different means cannot make pooled agreement look high.
 """
 
 from __future__ import annotations
@@ -17,10 +23,23 @@ import numpy as np
 import pandas as pd
 
 from evalsite.agreement.alpha import AlphaStatistic, krippendorff_alpha
+from evalsite.agreement.alt_test import (
+    DEFAULT_EPSILON,
+    AltScoring,
+    AltTestResult,
+    AltTestUnavailable,
+    alt_test,
+    default_scoring,
+)
 from evalsite.agreement.bootstrap import (
     bootstrap_distributions,
     ci_undefined_reason,
     percentile_interval,
+)
+from evalsite.agreement.clusters import (
+    MIN_CLUSTERS_FOR_INTERVAL,
+    cluster_distributions,
+    too_few_clusters,
 )
 from evalsite.agreement.common import (
     DEFAULT_CONFIDENCE,
@@ -41,11 +60,22 @@ from evalsite.agreement.correlations import (
     SpearmanStatistic,
     correlations,
 )
-from evalsite.agreement.long_csv import validated
+from evalsite.agreement.long_csv import centred_within, validated
+from evalsite.agreement.pairwise_alpha import MeanAlpha, llm_human_alpha
 from evalsite.agreement.rates import RatioOfSums
-from evalsite.agreement.results import AgreementBlock, AlphaIntervals, Alphas, Estimate
+from evalsite.agreement.results import (
+    ALPHA_NAMES,
+    AgreementBlock,
+    AlphaIntervals,
+    Alphas,
+    Estimate,
+)
+from evalsite.agreement.scale_step import ScaleStep, scale_points, scale_step
+from evalsite.agreement.score_matrix import ScoreMatrix
 
 LLM_FIELDS = (
+    "alt_test",
+    "alpha.llm_vs_humans",
     "alpha.humans_plus_llm",
     "alpha.llm_vs_human_mean",
     "pearson",
@@ -53,18 +83,23 @@ LLM_FIELDS = (
     "kendall",
     "mae",
     "exact_agreement",
+    "exact_agreement_per_item",
     "within_one",
 )
 
 
-def _scale_points(scale: tuple[float, float] | None, level: str) -> FloatArray | None:
-    """The points of an integer scale, which nominal and ordinal α take as their domain."""
-    if scale is None or level not in ("nominal", "ordinal"):
-        return None
-    low, high = scale
-    if not (float(low).is_integer() and float(high).is_integer()):
-        return None
-    return np.arange(low, high + 1, dtype=np.float64)
+@dataclass(frozen=True)
+class _Options:
+    """How every block of one call is computed."""
+
+    llm: str | None
+    level: Level
+    scale_points: FloatArray | None
+    step: ScaleStep
+    epsilon: float
+    alt_scoring: AltScoring
+    cluster: str | None
+    within: str | None
 
 
 @dataclass
@@ -84,27 +119,44 @@ class _Entry:
 class _Block:
     """The statistics of one dimension, or of one breakdown group within it."""
 
-    def __init__(
-        self,
-        rows: pd.DataFrame,
-        *,
-        llm: str | None,
-        level: Level,
-        scale_points: FloatArray | None,
-    ) -> None:
+    def __init__(self, rows: pd.DataFrame, options: _Options) -> None:
         wide = rows.pivot(index="item", columns="rater", values="score")
+        llm = options.llm
         self.n_items = len(wide)
         self.raters = sorted(str(name) for name in wide.columns)
-        self.level = level
+        self.level = options.level
         self.llm = llm
+        self.within = options.within
+        self.cluster_column = options.cluster
+        self.alt_test_note: str | None = None
+        self.clusters: list[str] | None = None
+        if options.cluster is not None:
+            labels = rows.groupby("item")[options.cluster].first().reindex(wide.index)
+            self.clusters = [str(label) for label in labels]
         self.llm_scored = llm is not None and llm in wide.columns
+        self.alt_test: AltTestResult | None = None
         human_columns = [name for name in wide.columns if name != llm]
         humans = wide[human_columns].to_numpy(dtype=np.float64)
+        llm_scores = (
+            wide[llm].to_numpy(dtype=np.float64) if self.llm_scored else np.full(len(wide), np.nan)
+        )
+        # Centred scores have no scale points left: α compares their distances (interval).
+        alpha_level: Level = "interval" if options.within else options.level
+        points = None if options.within else options.scale_points
         self.entries: dict[str, _Entry] = {}
-        self._alpha("humans", humans, level, scale_points)
+        self._alpha("humans", humans, alpha_level, points)
+        scores = ScoreMatrix(
+            tuple(str(item) for item in wide.index),
+            tuple(str(name) for name in human_columns),
+            humans,
+            llm_scores,
+        )
+        pairwise = llm_human_alpha(scores, alpha_level, resamples=0)
+        self._pair_mean("humans_pairwise", pairwise.humans_pairwise)
         if not self.llm_scored:
             return
-        llm_scores = wide[llm].to_numpy(dtype=np.float64)
+        self._alt_test(scores, options)
+        self._pair_mean("llm_vs_humans", pairwise.llm_vs_humans)
         human_count = (~np.isnan(humans)).sum(axis=1)
         human_mean = np.divide(
             np.nansum(humans, axis=1),
@@ -112,12 +164,28 @@ class _Block:
             out=np.full(len(humans), np.nan),
             where=human_count > 0,
         )
-        self._alpha("humans_plus_llm", np.column_stack([humans, llm_scores]), level, scale_points)
+        self._alpha("humans_plus_llm", np.column_stack([humans, llm_scores]), alpha_level, points)
         self._alpha(
             "llm_vs_human_mean", np.column_stack([llm_scores, human_mean]), "interval", None
         )
         self._correlations(human_mean, llm_scores)
-        self._rates(humans, human_mean, llm_scores)
+        self._rates(humans, human_mean, llm_scores, options.step)
+
+    def _alt_test(self, scores: ScoreMatrix, options: _Options) -> None:
+        found = alt_test(scores, scoring=options.alt_scoring, epsilon=options.epsilon)
+        if isinstance(found, AltTestUnavailable):
+            self.alt_test_note = found.note
+        else:
+            self.alt_test = found
+
+    def _pair_mean(self, name: str, mean: MeanAlpha) -> None:
+        entry = _Entry(f"alpha.{name}", f"alpha_ci.{name}")
+        self.entries[f"alpha.{name}"] = entry
+        if mean.value is None:
+            entry.reason = mean.note or "no pair of raters has a defined α"
+            return
+        entry.value = mean.value
+        entry.statistic = mean.statistic
 
     def _alpha(
         self, name: str, matrix: FloatArray, level: Level, scale_points: FloatArray | None
@@ -160,22 +228,33 @@ class _Block:
             entries[name].pvalue = result.pvalue
             entries[name].statistic = kind(human_mean, llm_scores)
 
-    def _rates(self, humans: FloatArray, human_mean: FloatArray, llm_scores: FloatArray) -> None:
+    def _rates(
+        self, humans: FloatArray, human_mean: FloatArray, llm_scores: FloatArray, step: ScaleStep
+    ) -> None:
         scored = ~np.isnan(llm_scores)
         complete = scored & ~np.isnan(human_mean)
         gap = np.where(complete, np.abs(llm_scores - human_mean), 0.0)
         distance = np.abs(humans - llm_scores[:, None])
         pairs = np.where(scored, (~np.isnan(humans)).sum(axis=1), 0).astype(np.float64)
         exact = np.where(scored, (distance <= SCORE_TOLERANCE).sum(axis=1), 0)
-        within = np.where(scored, (distance <= 1 + SCORE_TOLERANCE).sum(axis=1), 0)
-        rates = {
+        paired = pairs > 0
+        # Each item's share of its (LLM, human) pairs that agree; items weigh alike.
+        item_share = np.divide(exact, pairs, out=np.zeros(len(pairs)), where=paired)
+        rates: dict[str, RatioOfSums | None] = {
             "mae": RatioOfSums(gap, complete.astype(np.float64)),
             "exact_agreement": RatioOfSums(exact, pairs),
-            "within_one": RatioOfSums(within, pairs),
+            "exact_agreement_per_item": RatioOfSums(item_share, paired.astype(np.float64)),
+            "within_one": None,
         }
+        if step.step is not None:
+            within = np.where(scored, (distance <= step.step + SCORE_TOLERANCE).sum(axis=1), 0)
+            rates["within_one"] = RatioOfSums(within, pairs)
         for name, statistic in rates.items():
             entry = _Entry(name, f"{name}_ci")
             self.entries[name] = entry
+            if statistic is None:
+                entry.reason = step.reason
+                continue
             try:
                 entry.value = statistic.estimate()
             except StatisticUndefined:
@@ -185,13 +264,21 @@ class _Block:
 
     def add_intervals(self, *, resamples: int, seed: int, confidence: float) -> None:
         ready: dict[str, ResampledStatistic] = {}
+        clustered = None
+        if self.clusters is not None:
+            clustered = too_few_clusters(self.clusters, MIN_CLUSTERS_FOR_INTERVAL)
         for name, entry in self.entries.items():
             if entry.statistic is None:
                 continue
-            entry.interval_reason = ci_undefined_reason(entry.statistic, resamples)
+            entry.interval_reason = ci_undefined_reason(entry.statistic, resamples) or clustered
             if entry.interval_reason is None:
                 ready[name] = entry.statistic
-        distributions = bootstrap_distributions(ready, resamples=resamples, seed=seed)
+        if self.clusters is None:
+            distributions = bootstrap_distributions(ready, resamples=resamples, seed=seed)
+        else:
+            distributions = cluster_distributions(
+                ready, self.clusters, resamples=resamples, seed=seed
+            )
         for name, distribution in distributions.items():
             try:
                 self.entries[name].interval = percentile_interval(
@@ -214,6 +301,19 @@ class _Block:
             )
         if not intervals_computed:
             notes.append("Every CI is null: bootstrap resampling was turned off (0 resamples).")
+        elif self.clusters is not None:
+            notes.append(
+                f"Every CI resamples whole clusters of items (column '{self.cluster_column}'), "
+                "keeping a cluster's items together."
+            )
+        if self.within is not None:
+            notes.append(
+                f"Scores were centred within each value of '{self.within}' before α and the "
+                "correlations, so that differing means between them cannot inflate pooled "
+                "agreement; α is at the interval level on the centred scores."
+            )
+        if self.alt_test_note is not None:
+            notes.append(f"alt_test is null: {self.alt_test_note}.")
         # Fields null for the same reason share one sentence.
         by_reason: dict[str, list[str]] = {}
         for entry in self.entries.values():
@@ -246,16 +346,8 @@ class _Block:
             raters=self.raters,
             llm=self.llm,
             level=self.level,
-            alpha=Alphas(
-                humans=value("alpha.humans"),
-                humans_plus_llm=value("alpha.humans_plus_llm"),
-                llm_vs_human_mean=value("alpha.llm_vs_human_mean"),
-            ),
-            alpha_ci=AlphaIntervals(
-                humans=interval("alpha.humans"),
-                humans_plus_llm=interval("alpha.humans_plus_llm"),
-                llm_vs_human_mean=interval("alpha.llm_vs_human_mean"),
-            ),
+            alpha=Alphas(**{name: value(f"alpha.{name}") for name in ALPHA_NAMES}),
+            alpha_ci=AlphaIntervals(**{name: interval(f"alpha.{name}") for name in ALPHA_NAMES}),
             pearson=correlation("pearson"),
             spearman=correlation("spearman"),
             kendall=correlation("kendall"),
@@ -263,8 +355,11 @@ class _Block:
             mae_ci=interval("mae"),
             exact_agreement=value("exact_agreement"),
             exact_agreement_ci=interval("exact_agreement"),
+            exact_agreement_per_item=value("exact_agreement_per_item"),
+            exact_agreement_per_item_ci=interval("exact_agreement_per_item"),
             within_one=value("within_one"),
             within_one_ci=interval("within_one"),
+            alt_test=self.alt_test,
             notes=notes,
         )
 
@@ -279,6 +374,10 @@ def agreement_blocks(
     seed: int = DEFAULT_SEED,
     by: Sequence[str] = (),
     confidence: float = DEFAULT_CONFIDENCE,
+    epsilon: float = DEFAULT_EPSILON,
+    alt_scoring: AltScoring | None = None,
+    cluster: str | None = None,
+    within: str | None = None,
 ) -> dict[str, AgreementBlock]:
     """Agreement among the human raters and between them and the LLM, per dimension.
 
@@ -288,6 +387,13 @@ def agreement_blocks(
     is human. ``scale`` (MIN, MAX) bounds the scores, and for nominal and ordinal α its integer
     points are the value domain. ``resamples=0`` turns CIs off.
 
+    With an LLM, each block carries the alternative annotator test at allowance ``epsilon``,
+    aligning scores by ``alt_scoring`` (by default `default_scoring` of ``level``).
+    ``cluster`` names a column giving each item's cluster: every CI then resamples whole
+    clusters. ``within`` names a column (such as the dimension) within which scores are centred
+    before α (then at the interval level) and the correlations. Both columns must hold one value
+    per item.
+
     Returns one block per dimension, in the frame's order; each block's notes say why any
     field is None. Raises `InputError` for scores that cannot be analysed as given.
     """
@@ -295,11 +401,27 @@ def agreement_blocks(
         raise ValueError("the number of resamples cannot be negative")
     if seed < 0:
         raise ValueError("the seed must be zero or positive")
-    frame = validated(long_frame, level=level, scale=scale, by=by)
-    points = _scale_points(scale, level)
+    if not 0 <= epsilon < 1:
+        raise ValueError("epsilon must be at least 0 and below 1")
+    per_item = [
+        column for column in (cluster, within) if column is not None and column != "dimension"
+    ]
+    frame = validated(long_frame, level=level, scale=scale, by=by, per_item=per_item)
+    options = _Options(
+        llm=llm,
+        level=level,
+        scale_points=scale_points(scale, level),
+        step=scale_step(frame["score"].to_numpy(dtype=np.float64), level=level, scale=scale),
+        epsilon=epsilon,
+        alt_scoring=alt_scoring or default_scoring(level),
+        cluster=cluster,
+        within=within,
+    )
+    if within is not None:
+        frame = centred_within(frame, within)
 
     def block(rows: pd.DataFrame) -> AgreementBlock:
-        computed = _Block(rows, llm=llm, level=level, scale_points=points)
+        computed = _Block(rows, options)
         if resamples:
             computed.add_intervals(resamples=resamples, seed=seed, confidence=confidence)
         return computed.result(intervals_computed=resamples > 0)
@@ -331,6 +453,10 @@ def human_llm_agreement(
     seed: int = DEFAULT_SEED,
     by: Sequence[str] = (),
     confidence: float = DEFAULT_CONFIDENCE,
+    epsilon: float = DEFAULT_EPSILON,
+    alt_scoring: AltScoring | None = None,
+    cluster: str | None = None,
+    within: str | None = None,
 ) -> dict[str, Any]:
     """`agreement_blocks` as plain JSON: ``{"dimensions": {name: block}}``.
 
@@ -347,5 +473,9 @@ def human_llm_agreement(
         seed=seed,
         by=by,
         confidence=confidence,
+        epsilon=epsilon,
+        alt_scoring=alt_scoring,
+        cluster=cluster,
+        within=within,
     )
     return {"dimensions": {name: block.as_json() for name, block in blocks.items()}}

@@ -1,4 +1,5 @@
-"""Long-format scores (one row per score): the CSV reader and the checks before analysis."""
+"""Long-format scores (one row per score): the CSV reader, the checks before analysis, and
+centring within groups (for pooled blocks)."""
 
 from __future__ import annotations
 
@@ -99,10 +100,12 @@ def validated(
     level: str,
     scale: tuple[float, float] | None,
     by: Sequence[str],
+    per_item: Sequence[str] = (),
 ) -> pd.DataFrame:
     """A checked copy of ``long_frame``: text columns as text, scores as finite floats, a
     "dimension" column (``all`` when absent), one score per (dimension, item, rater), scores
-    within ``scale``, and one value per item of each ``by`` column. Raises `InputError`."""
+    within ``scale``, and one value per item of each ``by`` and ``per_item`` column (such as
+    a cluster). Raises `InputError`."""
     check_level(level)
     for column in REQUIRED_COLUMNS:
         if column not in long_frame.columns:
@@ -164,16 +167,19 @@ def validated(
             "ratio-level scores cannot be"
         )
     for column in by:
-        _check_breakdown_column(frame, column)
+        _check_item_column(frame, column, "to break down by", "a breakdown")
+    for column in per_item:
+        if column not in by:
+            _check_item_column(frame, column, "that labels items", "such a column")
     return frame
 
 
-def _check_breakdown_column(frame: pd.DataFrame, column: str) -> None:
+def _check_item_column(frame: pd.DataFrame, column: str, purpose: str, needs: str) -> None:
     if column in RESERVED_COLUMNS or column not in frame.columns:
         metadata = [name for name in frame.columns if name not in RESERVED_COLUMNS]
         listed = ", ".join(str(name) for name in metadata) or "none"
         raise InputError(
-            f"there is no metadata column '{column}' to break down by (metadata columns: {listed})"
+            f"there is no metadata column '{column}' {purpose} (metadata columns: {listed})"
         )
     frame[column] = frame[column].astype(str)
     spread = frame.groupby(["dimension", "item"])[column].nunique()
@@ -183,6 +189,18 @@ def _check_breakdown_column(frame: pd.DataFrame, column: str) -> None:
             frame.loc[(frame["dimension"] == dimension) & (frame["item"] == item), column].unique()
         )
         raise InputError(
-            f"item {item} has more than one value of '{column}' ({', '.join(found)}); a "
-            "breakdown needs one value per item"
+            f"item {item} has more than one value of '{column}' ({', '.join(found)}); "
+            f"{needs} needs one value per item"
         )
+
+
+def centred_within(frame: pd.DataFrame, within: str) -> pd.DataFrame:
+    """Each score minus the mean of every score (all raters) with its dimension and ``within``.
+
+    A shift shared by all raters of an item leaves each item's differences, and so MAE, the
+    agreement rates and the alt-test, unchanged; it removes what differing means between the
+    ``within`` groups add to α and the correlations.
+    """
+    keys = ["dimension"] if within == "dimension" else ["dimension", within]
+    means = frame.groupby(keys, sort=False)["score"].transform("mean")
+    return frame.assign(score=frame["score"] - means)

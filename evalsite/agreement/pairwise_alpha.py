@@ -9,26 +9,25 @@ figure, so a random LLM gets an α near 0 however well people agree.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
 
 from evalsite.agreement.alpha import AlphaStatistic, krippendorff_alpha
 from evalsite.agreement.bootstrap import bootstrap_distributions
-from evalsite.agreement.clusters import TOO_FEW_FOR_INTERVAL, Interval, interval_of
+from evalsite.agreement.clusters import Interval, interval_of
 from evalsite.agreement.common import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    MIN_ITEMS_FOR_ALPHA_CI,
+    TOO_FEW_FOR_INTERVAL,
     FloatArray,
     Level,
     StatisticUndefined,
 )
 from evalsite.agreement.score_matrix import ScoreMatrix
-
-# Percentile intervals of α on fewer items under-cover; below this no interval is given.
-MIN_ITEMS_FOR_INTERVAL = 20
 
 
 @dataclass(frozen=True)
@@ -43,12 +42,17 @@ class PairAlpha:
 
 @dataclass(frozen=True)
 class MeanAlpha:
-    """The unweighted mean of the defined pair α values, with its bootstrap interval."""
+    """The unweighted mean of the defined pair α values, with its bootstrap interval.
+
+    ``statistic`` resamples the mean (None when no pair's α is defined), so that a caller can
+    draw its interval on other resamples, such as those of a cluster bootstrap.
+    """
 
     value: float | None
     interval: Interval
     pairs: tuple[PairAlpha, ...]
     note: str | None = None
+    statistic: MeanPairAlphaStatistic | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,9 @@ class MeanPairAlphaStatistic:
 
     A resample averages the pairs whose α is defined in it; it has no value only if none is.
     """
+
+    # Percentile intervals of α on fewer usable items under-cover.
+    min_items_for_ci = MIN_ITEMS_FOR_ALPHA_CI
 
     def __init__(self, pair_matrices: Sequence[FloatArray], level: Level) -> None:
         if not pair_matrices:
@@ -118,7 +125,7 @@ def llm_human_alpha(
     Each pair's α is Krippendorff's α at ``level`` on the items both raters scored; the means
     are unweighted over the pairs whose α is defined (the others are listed with a note). Both
     intervals come from the same bootstrap resamples of the items (`MeanPairAlphaStatistic`)
-    and are withheld below `MIN_ITEMS_FOR_INTERVAL` usable items. ``resamples=0`` turns them
+    and are withheld below `MIN_ITEMS_FOR_ALPHA_CI` usable items. ``resamples=0`` turns them
     off. Text labels are allowed at the nominal level only.
     """
     if scores.categories is not None and level != "nominal":
@@ -157,7 +164,7 @@ def llm_human_alpha(
         values = [pair.alpha for pair in pairs if pair.alpha is not None]
         value = float(np.mean(values)) if values else None
         interval = intervals.get(name, Interval(None, notes[name]))
-        return MeanAlpha(value, interval, pairs, notes[name])
+        return MeanAlpha(value, interval, pairs, notes[name], statistics.get(name))
 
     return LlmHumanAlpha(level, mean_alpha("llm"), mean_alpha("humans"))
 
@@ -176,11 +183,11 @@ def _alpha_intervals(
     for name, statistic in statistics.items():
         if resamples == 0:
             intervals[name] = Interval(None, "bootstrap resampling was turned off (0 resamples)")
-        elif statistic.n_usable < MIN_ITEMS_FOR_INTERVAL:
+        elif statistic.n_usable < MIN_ITEMS_FOR_ALPHA_CI:
             intervals[name] = Interval(
                 None,
                 f"{TOO_FEW_FOR_INTERVAL} ({statistic.n_usable} usable; at least "
-                f"{MIN_ITEMS_FOR_INTERVAL} are needed)",
+                f"{MIN_ITEMS_FOR_ALPHA_CI} are needed)",
             )
         elif statistic.too_costly(resamples):
             intervals[name] = Interval(

@@ -10,6 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from evalsite.agreement.alt_test import (
+    DEFAULT_MIN_ITEMS,
+    AltScoring,
+    AltTestHuman,
+    AltTestResult,
+    UntestedHuman,
+)
 from evalsite.agreement.common import Interval
 
 JsonObject = dict[str, object]
@@ -39,29 +46,40 @@ def mapping_of(value: object) -> Mapping[str, object]:
     return value if isinstance(value, Mapping) else {}
 
 
+# The JSON names of the α values, in the order they are printed.
+ALPHA_NAMES = (
+    "humans",
+    "humans_plus_llm",
+    "llm_vs_human_mean",
+    "llm_vs_humans",
+    "humans_pairwise",
+)
+
+
 @dataclass(frozen=True)
 class Alphas:
-    """α among people, with the LLM as one more rater, and of the LLM against the human mean."""
+    """Krippendorff's α, each over a different set of rater pairs.
+
+    ``humans``: among the humans. ``llm_vs_humans``: α of the LLM with each human, averaged over
+    humans; ``humans_pairwise``: α of each pair of humans, averaged (the ceiling to compare it
+    with). ``humans_plus_llm``: the LLM as one more rater among the humans, a secondary figure
+    (with two humans, two of its three pairs on an item are human–human). ``llm_vs_human_mean``:
+    interval α of the LLM against the mean human score.
+    """
 
     humans: float | None = None
     humans_plus_llm: float | None = None
     llm_vs_human_mean: float | None = None
+    llm_vs_humans: float | None = None
+    humans_pairwise: float | None = None
 
     def as_json(self) -> JsonObject:
-        return {
-            "humans": self.humans,
-            "humans_plus_llm": self.humans_plus_llm,
-            "llm_vs_human_mean": self.llm_vs_human_mean,
-        }
+        return {name: getattr(self, name) for name in ALPHA_NAMES}
 
     @classmethod
     def from_json(cls, data: object) -> Alphas:
         found = mapping_of(data)
-        return cls(
-            humans=number_of(found.get("humans")),
-            humans_plus_llm=number_of(found.get("humans_plus_llm")),
-            llm_vs_human_mean=number_of(found.get("llm_vs_human_mean")),
-        )
+        return cls(**{name: number_of(found.get(name)) for name in ALPHA_NAMES})
 
 
 @dataclass(frozen=True)
@@ -71,22 +89,88 @@ class AlphaIntervals:
     humans: Interval | None = None
     humans_plus_llm: Interval | None = None
     llm_vs_human_mean: Interval | None = None
+    llm_vs_humans: Interval | None = None
+    humans_pairwise: Interval | None = None
 
     def as_json(self) -> JsonObject:
-        return {
-            "humans": _listed(self.humans),
-            "humans_plus_llm": _listed(self.humans_plus_llm),
-            "llm_vs_human_mean": _listed(self.llm_vs_human_mean),
-        }
+        return {name: _listed(getattr(self, name)) for name in ALPHA_NAMES}
 
     @classmethod
     def from_json(cls, data: object) -> AlphaIntervals:
         found = mapping_of(data)
-        return cls(
-            humans=interval_of(found.get("humans")),
-            humans_plus_llm=interval_of(found.get("humans_plus_llm")),
-            llm_vs_human_mean=interval_of(found.get("llm_vs_human_mean")),
-        )
+        return cls(**{name: interval_of(found.get(name)) for name in ALPHA_NAMES})
+
+
+def alt_test_json(result: AltTestResult | None) -> JsonObject | None:
+    """The alt-test as plain JSON (None stays None)."""
+    if result is None:
+        return None
+    return {
+        "epsilon": result.epsilon,
+        "q": result.q,
+        "scoring": result.scoring,
+        "winning_rate": result.winning_rate,
+        "advantage_probability": result.advantage_probability,
+        "passed": result.passed,
+        "humans": [
+            {
+                "rater": human.rater,
+                "n_items": human.n_items,
+                "p_value": human.p_value,
+                "p_adjusted": human.p_adjusted,
+                "rejected": human.rejected,
+                "advantage": human.advantage,
+            }
+            for human in result.humans
+        ],
+        "untested": [{"rater": human.rater, "n_items": human.n_items} for human in result.untested],
+    }
+
+
+def _rows_of(value: object) -> list[Mapping[str, object]]:
+    return [mapping_of(row) for row in value] if isinstance(value, list) else []
+
+
+def _float(value: object, default: float) -> float:
+    return float(value) if isinstance(value, int | float) else default
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def alt_test_of(value: object) -> AltTestResult | None:
+    """An alt-test read back from `alt_test_json`; None for null or anything not an object.
+
+    The JSON does not carry ``min_items``: the engine always tests with the default.
+    """
+    if not isinstance(value, Mapping):
+        return None
+    scoring: AltScoring = "accuracy" if value.get("scoring") == "accuracy" else "neg_rmse"
+    return AltTestResult(
+        epsilon=_float(value.get("epsilon"), 0.0),
+        q=_float(value.get("q"), 0.0),
+        scoring=scoring,
+        min_items=DEFAULT_MIN_ITEMS,
+        winning_rate=_float(value.get("winning_rate"), 0.0),
+        advantage_probability=_float(value.get("advantage_probability"), 0.0),
+        passed=bool(value.get("passed")),
+        humans=tuple(
+            AltTestHuman(
+                rater=str(row.get("rater")),
+                n_items=_int(row.get("n_items")),
+                p_value=_float(row.get("p_value"), 1.0),
+                p_adjusted=_float(row.get("p_adjusted"), _float(row.get("p_value"), 1.0)),
+                rejected=bool(row.get("rejected")),
+                advantage=_float(row.get("advantage"), 0.0),
+            )
+            for row in _rows_of(value.get("humans"))
+        ),
+        untested=tuple(
+            UntestedHuman(str(row.get("rater")), _int(row.get("n_items")))
+            for row in _rows_of(value.get("untested"))
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -131,8 +215,11 @@ class AgreementBlock:
     mae_ci: Interval | None = None
     exact_agreement: float | None = None
     exact_agreement_ci: Interval | None = None
+    exact_agreement_per_item: float | None = None
+    exact_agreement_per_item_ci: Interval | None = None
     within_one: float | None = None
     within_one_ci: Interval | None = None
+    alt_test: AltTestResult | None = None
     notes: list[str] = field(default_factory=list)
     by: dict[str, dict[str, AgreementBlock]] | None = None
 
@@ -152,8 +239,11 @@ class AgreementBlock:
             "mae_ci": _listed(self.mae_ci),
             "exact_agreement": self.exact_agreement,
             "exact_agreement_ci": _listed(self.exact_agreement_ci),
+            "exact_agreement_per_item": self.exact_agreement_per_item,
+            "exact_agreement_per_item_ci": _listed(self.exact_agreement_per_item_ci),
             "within_one": self.within_one,
             "within_one_ci": _listed(self.within_one_ci),
+            "alt_test": alt_test_json(self.alt_test),
             "notes": self.notes,
         }
         if self.by is not None:
@@ -185,7 +275,10 @@ class AgreementBlock:
             mae_ci=interval_of(data.get("mae_ci")),
             exact_agreement=number_of(data.get("exact_agreement")),
             exact_agreement_ci=interval_of(data.get("exact_agreement_ci")),
+            exact_agreement_per_item=number_of(data.get("exact_agreement_per_item")),
+            exact_agreement_per_item_ci=interval_of(data.get("exact_agreement_per_item_ci")),
             within_one=number_of(data.get("within_one")),
             within_one_ci=interval_of(data.get("within_one_ci")),
+            alt_test=alt_test_of(data.get("alt_test")),
             notes=[str(note) for note in notes] if isinstance(notes, list) else [],
         )

@@ -366,13 +366,15 @@ def test_it_gives_a_reproducible_ci_that_follows_the_seed() -> None:
 
 
 def test_it_gives_no_ci_for_too_few_items() -> None:
-    with pytest.raises(StatisticUndefined, match="only 4 item"):
+    with pytest.raises(StatisticUndefined, match=r"too few items for an interval \(4 usable"):
         bootstrap_ci(AlphaStatistic(HAND_MATRIX, "interval"))
+    with pytest.raises(StatisticUndefined, match="only 4 item"):
+        bootstrap_ci(RatioOfSums(np.ones(4), np.ones(4)))
 
 
 def test_it_gives_no_ci_when_some_resample_has_no_value() -> None:
-    # One disagreeing item among ten constant ones: many resamples hold a single value.
-    matrix = np.array([[2, 2]] * 10 + [[2, 3]], dtype=float)
+    # One disagreeing item among twenty constant ones: many resamples hold a single value.
+    matrix = np.array([[2, 2]] * 20 + [[2, 3]], dtype=float)
     with pytest.raises(StatisticUndefined, match=r"undefined in [0-9]+ of 1000 resamples"):
         bootstrap_ci(AlphaStatistic(matrix, "nominal"))
 
@@ -510,7 +512,13 @@ def test_it_puts_a_ci_on_every_statistic_from_the_same_resamples() -> None:
 def test_it_turns_cis_off_with_zero_resamples() -> None:
     block = human_llm_agreement(several_items(), llm="llm", resamples=0)["dimensions"]["all"]
     assert block["alpha"]["humans"] is not None
-    assert block["alpha_ci"] == {"humans": None, "humans_plus_llm": None, "llm_vs_human_mean": None}
+    assert block["alpha_ci"] == {
+        "humans": None,
+        "humans_plus_llm": None,
+        "llm_vs_human_mean": None,
+        "llm_vs_humans": None,
+        "humans_pairwise": None,
+    }
     assert block["kendall"]["ci"] is None
     assert block["notes"] == [
         "Every CI is null: bootstrap resampling was turned off (0 resamples)."
@@ -541,7 +549,13 @@ def test_its_report_is_strict_json_even_when_everything_is_undefined() -> None:
     report = human_llm_agreement(frame, llm="llm")
     json.dumps(report, allow_nan=False)
     block = report["dimensions"]["all"]
-    assert block["alpha"] == {"humans": None, "humans_plus_llm": None, "llm_vs_human_mean": None}
+    assert block["alpha"] == {
+        "humans": None,
+        "humans_plus_llm": None,
+        "llm_vs_human_mean": None,
+        "llm_vs_humans": None,
+        "humans_pairwise": None,
+    }
     assert block["notes"]
 
 
@@ -651,6 +665,7 @@ def test_it_explains_null_llm_comparisons_when_no_item_has_both() -> None:
     block = human_llm_agreement(frame, llm="llm")["dimensions"]["all"]
     assert block["mae"] is None
     assert (
-        "mae, mae_ci, exact_agreement, exact_agreement_ci, within_one and within_one_ci are "
-        "null: no item has both an LLM score and a human score." in block["notes"]
+        "mae, mae_ci, exact_agreement, exact_agreement_ci, exact_agreement_per_item, "
+        "exact_agreement_per_item_ci, within_one and within_one_ci are null: no item has both "
+        "an LLM score and a human score." in block["notes"]
     )

@@ -34,8 +34,11 @@ BLOCK_KEYS = {
     "mae_ci",
     "exact_agreement",
     "exact_agreement_ci",
+    "exact_agreement_per_item",
+    "exact_agreement_per_item_ci",
     "within_one",
     "within_one_ci",
+    "alt_test",
     "notes",
 }
 
@@ -71,7 +74,8 @@ def test_it_prints_the_hand_checked_statistics_as_json() -> None:
 
 
 def test_it_defaults_to_ordinal_with_cis_for_every_statistic() -> None:
-    report = run_json(str(DATA / "two_dimensions.csv"), "--llm", "judge-llm")
+    # α intervals need 20 items and the alt-test 30 per annotator: this file has 40.
+    report = run_json(str(DATA / "many_items.csv"), "--llm", "judge-llm")
     assert list(report["dimensions"]) == ["fluency", "relevance"]
     block = report["dimensions"]["fluency"]
     assert block["level"] == "ordinal"
@@ -117,7 +121,7 @@ def test_it_turns_cis_off_with_bootstrap_zero() -> None:
 
 
 def test_it_reproduces_cis_for_a_seed_and_changes_them_with_another() -> None:
-    path = str(DATA / "two_dimensions.csv")
+    path = str(DATA / "many_items.csv")
     first = run_json(path, "--llm", "judge-llm", "--seed", "5")["dimensions"]["fluency"]
     again = run_json(path, "--llm", "judge-llm", "--seed", "5")["dimensions"]["fluency"]
     other = run_json(path, "--llm", "judge-llm", "--seed", "6")["dimensions"]["fluency"]

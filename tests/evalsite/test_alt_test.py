@@ -24,12 +24,8 @@ from evalsite.agreement.alt_test import (
     one_sided_p_value,
 )
 from evalsite.agreement.bootstrap import bootstrap_ci, resample_counts
-from evalsite.agreement.clusters import (
-    TOO_FEW_FOR_INTERVAL,
-    cluster_bootstrap_ci,
-    cluster_resample_weights,
-)
-from evalsite.agreement.common import InputError, StatisticUndefined
+from evalsite.agreement.clusters import cluster_bootstrap_ci, cluster_resample_weights
+from evalsite.agreement.common import TOO_FEW_FOR_INTERVAL, InputError, StatisticUndefined
 from evalsite.agreement.pairwise_alpha import MeanPairAlphaStatistic, llm_human_alpha
 from evalsite.agreement.rates import RatioOfSums
 from evalsite.agreement.score_matrix import ScoreMatrix, score_matrix
