@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from evalsite.agreement.alt_test import AltTestResult
 from evalsite.agreement.common import Interval
 from evalsite.agreement.results import (
     AgreementBlock,
@@ -72,6 +73,10 @@ class RatedBlock:
     @property
     def notes(self) -> list[str]:
         return self.agreement.notes
+
+    @property
+    def alt_test(self) -> AltTestResult | None:
+        return self.agreement.alt_test
 
     def as_json(self) -> JsonObject:
         """The block as the report stores it: the engine's fields, then ``by`` and ``n``; only

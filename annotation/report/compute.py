@@ -37,7 +37,7 @@ from evalsite.agreement.engine import agreement_blocks
 from evalsite.agreement.rates import RatioOfSums
 
 # Raised whenever the stored shape of a report changes, so older results count as stale.
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 
 
 BREAKDOWNS = ("system", "persona_emotion", "persona_age_group")
@@ -238,6 +238,8 @@ def _engine(
     scale: tuple[float, float],
     by: Sequence[str],
     settings: Settings,
+    cluster: str | None = None,
+    within: str | None = None,
 ) -> RatedBlock:
     try:
         found = agreement_blocks(
@@ -248,6 +250,9 @@ def _engine(
             resamples=settings.resamples,
             seed=settings.seed,
             by=by,
+            epsilon=settings.epsilon,
+            cluster=cluster,
+            within=within,
         )
     except InputError as error:
         return RatedBlock(error=str(error))
@@ -311,6 +316,8 @@ def _pooled_block(
         scale=pooled[0].scale,
         by=breakdowns,
         settings=settings,
+        cluster=POOLED_CLUSTER,
+        within=POOLED_WITHIN,
     )
     return replace(block, dimensions=keys)
 

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from annotation.report.items import Histogram, ScatterSeries, scale_points
 from annotation.report.names import dimension_names, system_label
-from annotation.report.rows import ALPHA_HUMANS, ALPHA_HUMANS_PLUS_LLM, rated_blocks
+from annotation.report.rows import ALPHA_HUMANS, ALPHA_LLM_VS_HUMANS, rated_blocks
 from evalsite.charts import Box, Figure, Frame, Line, Point, Text
 
 # Half the width of the jitter, in scale points: wide enough to separate equal scores, narrow
@@ -65,7 +65,7 @@ def alpha_colour(alpha: float | None) -> str:
 
 
 def heatmap_figure(result: dict[str, Any], evaluation: dict[str, Any]) -> Figure | None:
-    """α (humans with the LLM, or among humans without one) by dimension and system."""
+    """α (of the LLM with each human, or among humans without an LLM) by dimension and system."""
     if "system" not in result["breakdowns"]:
         return None
     rows = rated_blocks(evaluation)
@@ -73,7 +73,7 @@ def heatmap_figure(result: dict[str, Any], evaluation: dict[str, Any]) -> Figure
     systems = sorted({system for _name, block in rows for system in block.by.get("system", {})})
     if not systems:
         return None
-    which = ALPHA_HUMANS if evaluation["evaluator"] is None else ALPHA_HUMANS_PLUS_LLM
+    which = ALPHA_HUMANS if evaluation["evaluator"] is None else ALPHA_LLM_VS_HUMANS
     # About 6.2 pixels per character of the 11-pixel labels.
     longest = max(len(names[key]) for key, _block in rows)
     cell_width, cell_height, left, top = 76, 28, 16 + round(6.2 * longest), 34
@@ -84,7 +84,7 @@ def heatmap_figure(result: dict[str, Any], evaluation: dict[str, Any]) -> Figure
         description=(
             _("α among people")
             if which == ALPHA_HUMANS
-            else _("α of people with the LLM as a rater")
+            else _("α of the LLM with each person, averaged")
         )
         + " · "
         + _("%(rows)d dimensions × %(columns)d systems; grey where α has no value.")

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from django.urls import reverse
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, pgettext
 
 from annotation.models import Campaign
 from annotation.report.blocks import PairwiseBlock, RatedBlock
@@ -17,7 +17,12 @@ from annotation.report.items import Histogram, ScatterSeries
 from annotation.report.names import dimension_names, system_label
 from annotation.report.rows import (
     ALPHA_HUMANS,
+    ALPHA_HUMANS_PAIRWISE,
     ALPHA_HUMANS_PLUS_LLM,
+    ALPHA_LLM_VS_HUMANS,
+    ALT_TEST_PASSED,
+    ALT_TEST_WINNING_RATE,
+    BREAKDOWN,
     HEADLINE,
     MAE,
     Column,
@@ -25,7 +30,8 @@ from annotation.report.rows import (
     pairwise_blocks,
     rated_blocks,
 )
-from annotation.report.verdict import evaluation_of, verdict
+from annotation.report.verdict import epsilon_note, evaluation_of, verdict
+from evalsite.agreement.alt_test import AltTestResult
 from evalsite.agreement.common import Interval
 
 PERSONA_LABELS = {
@@ -65,8 +71,94 @@ def column_cell(block: RatedBlock, column: Column) -> Cell:
     )
 
 
+def yes_no(passed: bool) -> str:
+    return pgettext("alt-test outcome", "yes") if passed else pgettext("alt-test outcome", "no")
+
+
+def _alt_test_cell(block: RatedBlock) -> Cell:
+    """The alt-test's winning rate and whether the LLM passed, or why there is no test."""
+    alt = block.alt_test
+    if alt is None:
+        return Cell("—", None, " ".join(block.notes))
+    return Cell(
+        gettext("%(rate).2f, passed: %(passed)s")
+        % {"rate": alt.winning_rate, "passed": yes_no(alt.passed)}
+    )
+
+
 def _headline(block: RatedBlock) -> list[Cell]:
-    return [column_cell(block, column) for column in HEADLINE]
+    """The summary's cells: the alt-test's winning rate and passed share one cell."""
+    return [
+        _alt_test_cell(block) if column is ALT_TEST_WINNING_RATE else column_cell(block, column)
+        for column in HEADLINE
+        if column is not ALT_TEST_PASSED
+    ]
+
+
+def p_text(p: float) -> str:
+    """A p-value to three decimals, ``< 0.001`` below that rather than ``0.000``."""
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+@dataclass(frozen=True)
+class AltTestRow:
+    """One tested annotator: the LLM against them, as the page prints it."""
+
+    rater: str
+    n_items: int
+    p_value: str
+    p_adjusted: str
+    beaten: str
+    advantage: str
+
+
+@dataclass(frozen=True)
+class AltTestPanel:
+    """One dimension's alternative annotator test beside α LLM–human and α human–human."""
+
+    key: str
+    name: str
+    alt_test: AltTestResult | None
+    passed: str
+    humans: list[AltTestRow]
+    alpha_llm_vs_humans: Cell
+    alpha_humans_pairwise: Cell
+    note: str
+
+
+def _alt_test_rows(alt: AltTestResult) -> list[AltTestRow]:
+    return [
+        AltTestRow(
+            rater=human.rater,
+            n_items=human.n_items,
+            p_value=p_text(human.p_value),
+            p_adjusted=p_text(human.p_adjusted),
+            beaten=yes_no(human.rejected),
+            advantage=f"{human.advantage:.2f}",
+        )
+        for human in alt.humans
+    ]
+
+
+def _alt_test_panels(result: dict[str, Any], evaluation: dict[str, Any]) -> list[AltTestPanel]:
+    names = dimension_names(result)
+    panels = []
+    for key, block in rated_blocks(evaluation):
+        alt = block.alt_test
+        notes = [note for note in block.notes if "alt_test" in note or "alt-test" in note]
+        panels.append(
+            AltTestPanel(
+                key=key,
+                name=names[key],
+                alt_test=alt,
+                passed="" if alt is None else yes_no(alt.passed),
+                humans=[] if alt is None else _alt_test_rows(alt),
+                alpha_llm_vs_humans=column_cell(block, ALPHA_LLM_VS_HUMANS),
+                alpha_humans_pairwise=column_cell(block, ALPHA_HUMANS_PAIRWISE),
+                note=block.error or " ".join(notes or block.notes[:1]),
+            )
+        )
+    return panels
 
 
 @dataclass(frozen=True)
@@ -129,7 +221,7 @@ def _breakdown(
             dimension=names[key],
             value=system_label(value),
             n=group.n.items,
-            cells=[*_headline(group), column_cell(group, MAE)],
+            cells=[*(column_cell(group, column) for column in BREAKDOWN), column_cell(group, MAE)],
         )
         for key, block in rated_blocks(evaluation)
         for value, group in block.by.get(column, {}).items()
@@ -207,6 +299,8 @@ def report_context(
         "evaluation": evaluation,
         "evaluator": chosen,
         "verdict": verdict(result, evaluation),
+        "epsilon_note": epsilon_note(result),
+        "alt_tests": _alt_test_panels(result, evaluation) if chosen else [],
         "summaries": [
             {
                 "evaluator": each["evaluator"],

@@ -14,7 +14,7 @@ from typing import Any
 from annotation.report.blocks import PairwiseBlock, RatedBlock, Sizes
 from annotation.report.compute import PERSONA_BREAKDOWNS
 from annotation.report.dimensions import POOLED
-from annotation.report.verdict import verdict
+from annotation.report.verdict import epsilon_note, verdict
 from evalsite.agreement.common import Interval
 from evalsite.spreadsheets import CellValue
 
@@ -25,7 +25,7 @@ class Column:
     and ``name_n`` for the items it rests on where the headline shows them."""
 
     name: str
-    value: Callable[[RatedBlock], float | None]
+    value: Callable[[RatedBlock], float | bool | None]
     ci: Callable[[RatedBlock], Interval | None] | None = None
     size: Callable[[Sizes], int | None] | None = None
 
@@ -54,6 +54,31 @@ ALPHA_HUMANS_PLUS_LLM = Column(
     lambda b: b.agreement.alpha.humans_plus_llm,
     lambda b: b.agreement.alpha_ci.humans_plus_llm,
     lambda n: n.alpha_humans_plus_llm,
+)
+ALPHA_LLM_VS_HUMANS = Column(
+    "alpha_llm_vs_humans",
+    lambda b: b.agreement.alpha.llm_vs_humans,
+    lambda b: b.agreement.alpha_ci.llm_vs_humans,
+    lambda n: n.paired,
+)
+ALPHA_HUMANS_PAIRWISE = Column(
+    "alpha_humans_pairwise",
+    lambda b: b.agreement.alpha.humans_pairwise,
+    lambda b: b.agreement.alpha_ci.humans_pairwise,
+    lambda n: n.alpha_humans,
+)
+ALT_TEST_EPSILON = Column(
+    "alt_test_epsilon", lambda b: None if b.alt_test is None else b.alt_test.epsilon
+)
+ALT_TEST_WINNING_RATE = Column(
+    "alt_test_winning_rate", lambda b: None if b.alt_test is None else b.alt_test.winning_rate
+)
+ALT_TEST_ADVANTAGE_PROBABILITY = Column(
+    "alt_test_advantage_probability",
+    lambda b: None if b.alt_test is None else b.alt_test.advantage_probability,
+)
+ALT_TEST_PASSED = Column(
+    "alt_test_passed", lambda b: None if b.alt_test is None else b.alt_test.passed
 )
 ALPHA_LLM_VS_HUMAN_MEAN = Column(
     "alpha_llm_vs_human_mean",
@@ -87,13 +112,45 @@ EXACT_AGREEMENT = Column(
     lambda b: b.agreement.exact_agreement,
     lambda b: b.agreement.exact_agreement_ci,
 )
+EXACT_AGREEMENT_PER_ITEM = Column(
+    "exact_agreement_per_item",
+    lambda b: b.agreement.exact_agreement_per_item,
+    lambda b: b.agreement.exact_agreement_per_item_ci,
+)
 WITHIN_ONE = Column(
     "within_one", lambda b: b.agreement.within_one, lambda b: b.agreement.within_one_ci
 )
 
-HEADLINE = (ALPHA_HUMANS, ALPHA_HUMANS_PLUS_LLM, PEARSON_R, SPEARMAN_RHO, KENDALL_TAU)
+# The verdict's evidence first: the alt-test and α LLM–human beside α human–human; α with the
+# LLM as one more rater follows as a secondary figure.
+HEADLINE = (
+    ALPHA_HUMANS,
+    ALPHA_LLM_VS_HUMANS,
+    ALPHA_HUMANS_PAIRWISE,
+    ALT_TEST_WINNING_RATE,
+    ALT_TEST_PASSED,
+    ALPHA_HUMANS_PLUS_LLM,
+    PEARSON_R,
+    SPEARMAN_RHO,
+    KENDALL_TAU,
+)
+# The breakdown groups are mostly too small for the alt-test (30 items per annotator).
+BREAKDOWN = (
+    ALPHA_HUMANS,
+    ALPHA_LLM_VS_HUMANS,
+    ALPHA_HUMANS_PLUS_LLM,
+    PEARSON_R,
+    SPEARMAN_RHO,
+    KENDALL_TAU,
+)
 DETAIL = (
     ALPHA_HUMANS,
+    ALPHA_LLM_VS_HUMANS,
+    ALPHA_HUMANS_PAIRWISE,
+    ALT_TEST_EPSILON,
+    ALT_TEST_WINNING_RATE,
+    ALT_TEST_ADVANTAGE_PROBABILITY,
+    ALT_TEST_PASSED,
     ALPHA_HUMANS_PLUS_LLM,
     ALPHA_LLM_VS_HUMAN_MEAN,
     PEARSON_R,
@@ -104,22 +161,27 @@ DETAIL = (
     KENDALL_P,
     MAE,
     EXACT_AGREEMENT,
+    EXACT_AGREEMENT_PER_ITEM,
     WITHIN_ONE,
 )
 
 
-def _headline_cells(block: RatedBlock) -> list[CellValue]:
+def _sized_cells(block: RatedBlock, columns: Sequence[Column]) -> list[CellValue]:
     cells: list[CellValue] = [block.n.items]
-    for column in HEADLINE:
+    for column in columns:
         cells.extend(column.cells(block))
         cells.append(None if column.size is None else column.size(block.n))
     return cells
 
 
-HEADLINE_HEADER = [
-    "n_items",
-    *[header for column in HEADLINE for header in (*column.headers, f"{column.name}_n")],
-]
+def _sized_header(columns: Sequence[Column]) -> list[str]:
+    return [
+        "n_items",
+        *[header for column in columns for header in (*column.headers, f"{column.name}_n")],
+    ]
+
+
+HEADLINE_HEADER = _sized_header(HEADLINE)
 DETAIL_HEADER = [
     "n_items",
     "n_alpha_humans",
@@ -172,6 +234,12 @@ def _label(result: dict[str, Any], evaluator: str, dimension: str) -> str:
 SUMMARY_HEADER = ["label", "evaluator", "dimension", "level", *HEADLINE_HEADER, "verdict"]
 
 
+def _verdict_subject(result: dict[str, Any]) -> str:
+    """The dimension whose row carries the verdict: the one the verdict speaks of."""
+    subject = result["verdict_dimension"]
+    return POOLED if subject is None else str(subject)
+
+
 def levels_of(result: dict[str, Any]) -> dict[str, str]:
     """The level of measurement of each dimension of a report, the pooled one included."""
     levels = {spec["key"]: spec["level"] for spec in result["dimensions"]}
@@ -184,7 +252,7 @@ def levels_of(result: dict[str, Any]) -> dict[str, str]:
 def summary_rows(result: dict[str, Any]) -> Iterator[list[CellValue]]:
     levels = levels_of(result)
     verdicts = {
-        evaluation["evaluator"] or "": verdict(result, evaluation)
+        evaluation["evaluator"] or "": f"{verdict(result, evaluation)} {epsilon_note(result)}"
         for evaluation in result["evaluations"]
     }
     for evaluator, dimension, block in _blocks(result):
@@ -193,8 +261,8 @@ def summary_rows(result: dict[str, Any]) -> Iterator[list[CellValue]]:
             evaluator,
             dimension,
             levels[dimension],
-            *_headline_cells(block),
-            verdicts[evaluator] if dimension == POOLED else "",
+            *_sized_cells(block, HEADLINE),
+            verdicts[evaluator] if dimension == _verdict_subject(result) else "",
         ]
 
 
@@ -218,7 +286,7 @@ def per_dimension_rows(result: dict[str, Any]) -> Iterator[list[CellValue]]:
         ]
 
 
-BREAKDOWN_HEADER = [*HEADLINE_HEADER, *MAE.headers]
+BREAKDOWN_HEADER = [*_sized_header(BREAKDOWN), *MAE.headers]
 
 
 def _breakdown_rows(
@@ -232,7 +300,7 @@ def _breakdown_rows(
                     dimension,
                     *([column] if with_column else []),
                     value,
-                    *_headline_cells(group),
+                    *_sized_cells(group, BREAKDOWN),
                     *MAE.cells(group),
                 ]
 
@@ -337,3 +405,33 @@ DISAGREEMENTS_HEADER = [
     "relative_gap",
     "llm_rationale",
 ]
+
+
+ALT_TEST_HEADER = [
+    "evaluator",
+    "dimension",
+    "human",
+    "n_items",
+    "p_value",
+    "p_adjusted",
+    "rejected",
+    "advantage",
+]
+
+
+def alt_test_rows(result: dict[str, Any]) -> Iterator[list[CellValue]]:
+    """One row per (evaluator, dimension, tested human) of the alternative annotator test."""
+    for evaluator, dimension, block in _blocks(result):
+        if block.alt_test is None:
+            continue
+        for human in block.alt_test.humans:
+            yield [
+                evaluator,
+                dimension,
+                human.rater,
+                human.n_items,
+                human.p_value,
+                human.p_adjusted,
+                human.rejected,
+                human.advantage,
+            ]

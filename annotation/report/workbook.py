@@ -15,6 +15,7 @@ from annotation.report.compute import evaluator_raters
 from annotation.report.dimensions import DimensionSpec
 from annotation.report.items import disagreements
 from annotation.report.rows import (
+    ALT_TEST_HEADER,
     DISAGREEMENTS_HEADER,
     HUMAN_SCORES_HEADER,
     LLM_SCORES_HEADER,
@@ -24,6 +25,7 @@ from annotation.report.rows import (
     PER_SYSTEM_HEADER,
     SUMMARY_HEADER,
     TRANSCRIPT_COLUMNS,
+    alt_test_rows,
     pairwise_rows,
     per_dimension_rows,
     per_persona_rows,
@@ -138,7 +140,7 @@ def _summary_sheet(campaign: Campaign, result: dict[str, Any]) -> Sheet:
             BarChartSpec(
                 "Krippendorff's α per dimension",
                 categories="label",
-                values=["alpha_humans", "alpha_humans_plus_llm"],
+                values=["alpha_humans_pairwise", "alpha_llm_vs_humans"],
                 y_title="α",
             )
         ],
@@ -178,6 +180,11 @@ TABLES: tuple[Table, ...] = (
         "per-persona",
         "Per persona",
         lambda c, r: Sheet("Per persona", PER_PERSONA_HEADER, per_persona_rows(r)),
+    ),
+    Table(
+        "alt-test",
+        "Alt-test",
+        lambda c, r: Sheet("Alt-test", ALT_TEST_HEADER, alt_test_rows(r)),
     ),
     Table(
         "pairwise", "Pairwise", lambda c, r: Sheet("Pairwise", PAIRWISE_HEADER, pairwise_rows(r))

@@ -337,27 +337,60 @@ def test_without_an_llm_it_reports_agreement_among_people(
     )
 
 
-def test_the_verdict_states_alpha_with_its_interval_in_plain_words() -> None:
+def test_the_verdict_states_the_alt_test_and_alpha_llm_human_beside_human_human() -> None:
     block = {
-        "alpha": {"humans": 0.6, "humans_plus_llm": 0.531},
-        "alpha_ci": {"humans": [0.55, 0.66], "humans_plus_llm": [0.474, 0.58]},
+        "alpha": {
+            "humans": 0.6,
+            "humans_plus_llm": 0.931,
+            "llm_vs_humans": 0.712,
+            "humans_pairwise": 0.781,
+        },
+        "alpha_ci": {
+            "humans": [0.55, 0.66],
+            "humans_plus_llm": [0.874, 0.98],
+            "llm_vs_humans": [0.651, 0.77],
+            "humans_pairwise": [0.702, 0.85],
+        },
+        "alt_test": {
+            "epsilon": 0.2,
+            "q": 0.05,
+            "scoring": "neg_rmse",
+            "winning_rate": 2 / 3,
+            "advantage_probability": 0.81,
+            "passed": True,
+            "humans": [
+                {"rater": name, "n_items": 40, "p_value": p, "p_adjusted": p, "rejected": p < 0.05}
+                for name, p in (("u1", 0.001), ("u2", 0.01), ("u3", 0.4))
+            ],
+        },
     }
     result = {"verdict_dimension": dimensions.POOLED, "pooled_dimensions": ["a", "b", "c"]}
     evaluation = {"evaluator": "gpt-4o", "pooled": block, "dimensions": {}}
+    # Never from α with the LLM as one more rater (0.93).
     assert report_verdict.verdict(result, evaluation) == (
-        "The LLM evaluator gpt-4o agrees with people at α = 0.53 [0.47, 0.58] overall "
-        "(counted as one more rater, over 3 dimensions pooled); people agree among "
-        "themselves at α = 0.60 [0.55, 0.66]."
+        "The LLM evaluator gpt-4o agrees with people well enough to stand in for a human "
+        "annotator over 3 dimensions pooled: in the alternative annotator test (ε = 0.2) it "
+        "beat 2 of 3 annotators, a winning rate of 0.67 ≥ 0.5. Its α with each human averages "
+        "0.71 [0.65, 0.77], against 0.78 [0.70, 0.85] between humans."
     )
 
 
-def test_the_verdict_says_why_agreement_cannot_be_measured() -> None:
-    block = {"alpha": {"humans": None, "humans_plus_llm": None}, "notes": ["only one rater."]}
+def test_the_verdict_says_why_the_llm_cannot_be_tested() -> None:
+    block = {
+        "alpha": {"humans": None, "humans_plus_llm": 0.4, "llm_vs_humans": None},
+        "alt_test": None,
+        "notes": [
+            "alpha.humans is null: only one rater.",
+            "alt_test is null: the alt-test needs at least two human annotators, and 1 "
+            "scored here.",
+        ],
+    }
     result = {"verdict_dimension": "manner", "pooled_dimensions": []}
     evaluation = {"evaluator": "gpt", "pooled": None, "dimensions": {"manner": block}}
     assert report_verdict.verdict(result, evaluation) == (
-        "How far the LLM evaluator gpt agrees with people cannot be measured yet, on manner: "
-        "only one rater."
+        "Whether the LLM evaluator gpt can stand in for a human annotator cannot be tested on "
+        "manner: the alt-test needs at least two human annotators, and 1 "
+        "scored here."
     )
 
 
@@ -469,7 +502,7 @@ def test_the_heatmap_has_a_cell_per_dimension_and_system(small_result: dict[str,
     # Pooled, quality, manner and acceptance × kbrd and unicrs.
     assert len([box for box in figure.boxes if box.css == "cell"]) == 8
     kbrd = small_result["evaluations"][0]["dimensions"]["manner"]["by"]["system"]["kbrd"]
-    alpha = kbrd["alpha"]["humans_plus_llm"]
+    alpha = kbrd["alpha"]["llm_vs_humans"]
     assert f"Manner · kbrd: α = {alpha:.2f}" in [box.label for box in figure.boxes]
 
 
@@ -521,7 +554,8 @@ def test_computing_from_the_page_shows_the_report(
     job = Job.objects.get(kind=cache.REPORT_KIND)
     assert job.status == Job.Status.DONE and job.params["resamples"] == RESAMPLES
     html = coordinator_client.get(page).content.decode()
-    assert 'id="verdict"' in html and "The LLM evaluator gpt agrees with people" in html
+    assert 'id="verdict"' in html
+    assert "Whether the LLM evaluator gpt can stand in for a human annotator" in html
     assert 'id="report-stale"' not in html
     assert reverse("annotation_report:workbook", args=[small.pk]) in html
 
@@ -570,7 +604,7 @@ def test_each_evaluator_has_a_summary_and_the_dropdown_picks_the_verdict(
     assert '<option value="gpt" selected>' in first
     chosen = coordinator_client.get(page, {"evaluator": "llama"}).content.decode()
     verdict = chosen[chosen.index('id="verdict"') :].split("</p>")[0]
-    assert "The LLM evaluator llama " in verdict
+    assert "Whether the LLM evaluator llama can stand in " in verdict
     assert '<option value="llama" selected>' in chosen
 
 

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Callable
+from html import unescape
+from typing import Any
 
 import numpy as np
+import openpyxl
+import pandas as pd
 import pytest
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
@@ -13,8 +19,11 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Assignment, Campaign, LLMScore, Response
-from annotation.report import cache
-from evalsite import jobs
+from annotation.report import cache, compute, dimensions
+from annotation.report import verdict as report_verdict
+from annotation.report import workbook as exports
+from evalsite import jobs, roles
+from evalsite.agreement.engine import agreement_blocks
 from tests.annotation.conftest import dialogue, person
 
 pytestmark = pytest.mark.django_db
@@ -97,6 +106,35 @@ def test_the_campaign_settings_page_edits_epsilon_with_its_guidance(campaign: Ca
     assert "0.2 for expert annotators, 0.15 for skilled ones, 0.1 for crowd workers" in html
 
 
+def admin_form(campaign: Campaign, epsilon: str) -> dict[str, str]:
+    return {
+        "name": campaign.name,
+        "rubric": str(campaign.rubric_id),
+        "instructions": "",
+        "annotations_per_item": "3",
+        "hold_minutes": "30",
+        "alt_test_epsilon": epsilon,
+        "status": "open",
+        "created_at_0": "2026-01-05",
+        "created_at_1": "10:00:00",
+    }
+
+
+def test_the_campaign_settings_page_stores_epsilon_and_refuses_one(campaign: Campaign) -> None:
+    client = Client()
+    client.force_login(User.objects.create_superuser("root"))
+    url = reverse("admin:annotation_campaign_change", args=[campaign.pk])
+    refused = client.post(url, admin_form(campaign, "1"))
+    assert refused.status_code == 200
+    assert "ε must be at least 0 and below 1." in refused.content.decode()
+    campaign.refresh_from_db()
+    assert campaign.alt_test_epsilon == 0.15
+    saved = client.post(url, admin_form(campaign, "0.2"))
+    assert saved.status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.alt_test_epsilon == 0.2
+
+
 def test_a_changed_epsilon_makes_the_report_stale_and_the_recompute_uses_it(
     campaign_factory: Callable[..., Campaign],
 ) -> None:
@@ -122,3 +160,176 @@ def test_a_changed_epsilon_starts_a_new_computation(
     campaign.save(update_fields=["alt_test_epsilon"])
     second = cache.start_report(campaign)
     assert second != first and second.params["fingerprint"]["alt_test_epsilon"] == 0.2
+
+
+# The verdict and the alt-test ------------------------------------------------------------------
+
+
+@pytest.fixture
+def random_panel(campaign_factory: Callable[..., Campaign]) -> Campaign:
+    return build_panel(campaign_factory, "random")
+
+
+@pytest.fixture
+def copying_panel(campaign_factory: Callable[..., Campaign]) -> Campaign:
+    return build_panel(campaign_factory, "copy")
+
+
+def coordinator() -> Client:
+    client = Client()
+    client.force_login(person("cora", roles.COORDINATORS))
+    return client
+
+
+def test_an_llm_scoring_at_random_against_agreeing_people_does_not_agree(
+    random_panel: Campaign,
+) -> None:
+    result = compute.compute_report(random_panel, resamples=0)
+    evaluation = result["evaluations"][0]
+    sentence = report_verdict.verdict(result, evaluation)
+    assert sentence.startswith(
+        "The LLM evaluator gpt does not agree with people well enough to stand in for a human "
+        "annotator over 2 dimensions pooled: in the alternative annotator test (ε = 0.15) it "
+        "beat 0 of 3 annotators, a winning rate of 0.00 < 0.5. Its α with each human averages "
+    )
+    for key in ("manner", "quality"):
+        block = evaluation["dimensions"][key]
+        assert block["alt_test"]["passed"] is False
+        assert abs(block["alpha"]["llm_vs_humans"]) < 0.2
+        assert block["alpha"]["humans_pairwise"] > 0.7
+        # The figure the verdict no longer uses looks far better than chance.
+        assert block["alpha"]["humans_plus_llm"] > 0.3
+
+
+def test_the_page_says_a_random_llm_did_not_pass(random_panel: Campaign) -> None:
+    cache.run_report(random_panel, resamples=0)
+    html = coordinator().get(reverse("annotation_report:page", args=[random_panel.pk]))
+    text = unescape(html.content.decode())
+    verdict = text[text.index('id="verdict"') :].split("</p>")[0]
+    assert "does not agree with people well enough" in verdict
+    section = text[text.index('id="alt-test"') :].split("</section>")[0]
+    assert section.count('class="alt-test"') == 3  # pooled, quality, manner
+    assert "passed: no" in section and "passed: yes" not in section
+    assert "Advantage probability" in section and 'class="alpha-humans-pairwise"' in section
+    assert "The alternative annotator test used ε = 0.15, this campaign's setting" in text
+    assert "0.2 for expert annotators, 0.15 for skilled ones, 0.1 for crowd workers" in text
+    assert 'id="humans-plus-llm-note"' in text and 'id="pooled-note"' in text
+
+
+def test_an_llm_copying_one_person_passes(copying_panel: Campaign) -> None:
+    result = compute.compute_report(copying_panel, resamples=0)
+    evaluation = result["evaluations"][0]
+    assert report_verdict.verdict(result, evaluation).startswith(
+        "The LLM evaluator gpt agrees with people well enough to stand in for a human "
+        "annotator over 2 dimensions pooled: in the alternative annotator test (ε = 0.15) it "
+        "beat 3 of 3 annotators, a winning rate of 1.00 ≥ 0.5."
+    )
+    manner = evaluation["dimensions"]["manner"]["alt_test"]
+    assert manner["passed"] is True and manner["winning_rate"] == 1.0
+    # Against u1, whom it copies, every item is a tie, which counts for both.
+    u1 = next(human for human in manner["humans"] if human["rater"] == "u1")
+    assert u1["advantage"] == 1.0 and u1["n_items"] == PANEL_ITEMS
+
+
+def test_the_alt_test_uses_the_campaigns_epsilon(copying_panel: Campaign) -> None:
+    copying_panel.alt_test_epsilon = 0.1
+    copying_panel.save(update_fields=["alt_test_epsilon"])
+    result = cache.run_report(copying_panel, resamples=0).result
+    evaluation = result["evaluations"][0]
+    assert evaluation["pooled"]["alt_test"]["epsilon"] == 0.1
+    assert {block["alt_test"]["epsilon"] for block in evaluation["dimensions"].values()} == {0.1}
+    assert "(ε = 0.1)" in report_verdict.verdict(result, evaluation)
+
+
+def test_the_pooled_block_resamples_transcripts_and_centres_within_dimensions(
+    random_panel: Campaign, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[dict[str, Any]] = []
+    engine = agreement_blocks
+
+    def spy(frame: pd.DataFrame, **options: Any) -> Any:
+        calls.append({"dimensions": set(frame["dimension"]), "frame": frame, **options})
+        return engine(frame, **options)
+
+    monkeypatch.setattr(compute, "agreement_blocks", spy)
+    compute.compute_report(random_panel, resamples=0)
+    pooled = [call for call in calls if call["dimensions"] == {dimensions.POOLED}]
+    assert len(pooled) == 1
+    call = pooled[0]
+    assert call["cluster"] == compute.POOLED_CLUSTER and call["within"] == compute.POOLED_WITHIN
+    frame = call["frame"]
+    # Each transcript is one cluster holding both of its dimensions' units.
+    assert frame[compute.POOLED_CLUSTER].nunique() == PANEL_ITEMS
+    assert set(frame[compute.POOLED_WITHIN]) == {"manner", "quality"}
+    assert (frame.groupby(compute.POOLED_CLUSTER)["item"].nunique() == 2).all()
+    others = [call for call in calls if call["dimensions"] != {dimensions.POOLED}]
+    assert others and all(call["cluster"] is None and call["within"] is None for call in others)
+
+
+# The exports -----------------------------------------------------------------------------------
+
+
+def workbook_bytes(campaign: Campaign, result: dict[str, Any]) -> bytes:
+    buffer = io.BytesIO()
+    exports.write_report_workbook(buffer, campaign, result)
+    return buffer.getvalue()
+
+
+def csv_table(campaign: Campaign, result: dict[str, Any], slug: str) -> list[dict[str, str]]:
+    text = exports.csv_bytes(campaign, result, slug).decode("utf-8-sig")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_the_exports_carry_the_alt_test_and_alpha_llm_human(random_panel: Campaign) -> None:
+    result = compute.compute_report(random_panel, resamples=0)
+    manner = next(
+        row
+        for row in csv_table(random_panel, result, "per-dimension")
+        if row["dimension"] == "manner"
+    )
+    block = result["evaluations"][0]["dimensions"]["manner"]
+    assert float(manner["alpha_llm_vs_humans"]) == pytest.approx(block["alpha"]["llm_vs_humans"])
+    assert float(manner["alpha_humans_pairwise"]) == pytest.approx(
+        block["alpha"]["humans_pairwise"]
+    )
+    assert manner["alt_test_epsilon"] == "0.15" and manner["alt_test_passed"] == "False"
+    assert float(manner["alt_test_winning_rate"]) == 0.0
+    assert float(manner["alt_test_advantage_probability"]) == pytest.approx(
+        block["alt_test"]["advantage_probability"]
+    )
+    assert float(manner["exact_agreement_per_item"]) == pytest.approx(
+        block["exact_agreement_per_item"]
+    )
+    for header in ("alpha_llm_vs_humans_low", "alpha_humans_pairwise_high"):
+        assert header in manner
+    summary = csv_table(random_panel, result, "summary")
+    verdicts = [row["verdict"] for row in summary if row["verdict"]]
+    assert len(verdicts) == 1 and "does not agree with people well enough" in verdicts[0]
+    assert "ε = 0.15, this campaign's setting" in verdicts[0]
+    alt = csv_table(random_panel, result, "alt-test")
+    # One row per dimension (the pooled one too) and tested person.
+    assert len(alt) == 3 * 3
+    assert set(alt[0]) == {
+        "evaluator",
+        "dimension",
+        "human",
+        "n_items",
+        "p_value",
+        "p_adjusted",
+        "rejected",
+        "advantage",
+    }
+    assert {row["rejected"] for row in alt} == {"False"}
+    assert {row["human"] for row in alt} == {"u1", "u2", "u3"}
+    book = openpyxl.load_workbook(io.BytesIO(workbook_bytes(random_panel, result)))
+    assert book["Alt-test"].max_row == 1 + 9
+
+
+def test_the_page_gives_the_verdict_and_the_alt_test_in_chinese(random_panel: Campaign) -> None:
+    cache.run_report(random_panel, resamples=0)
+    client = coordinator()
+    client.post(reverse("set_language"), {"language": "zh-hans", "next": "/"})
+    text = client.get(reverse("annotation_report:page", args=[random_panel.pk])).content.decode()
+    verdict = text[text.index('id="verdict"') :].split("</p>")[0]
+    assert "大模型评估器 gpt 与人工不够一致，不能替代人工标注者" in verdict
+    assert "通过：否" in text and "替代标注者检验使用 ε = 0.15" in text
