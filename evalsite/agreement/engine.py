@@ -45,13 +45,12 @@ from evalsite.agreement.common import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    SCORE_TOLERANCE,
     FloatArray,
+    InputError,
     Interval,
     Level,
     ResampledStatistic,
     StatisticUndefined,
-    joined,
 )
 from evalsite.agreement.correlations import (
     Correlation,
@@ -60,9 +59,10 @@ from evalsite.agreement.correlations import (
     SpearmanStatistic,
     correlations,
 )
-from evalsite.agreement.long_csv import centred_within, validated
+from evalsite.agreement.entries import Entry, entry_notes
+from evalsite.agreement.long_csv import centred_within, coded_labels, validated
 from evalsite.agreement.pairwise_alpha import MeanAlpha, llm_human_alpha
-from evalsite.agreement.rates import RatioOfSums
+from evalsite.agreement.rates import llm_human_rates
 from evalsite.agreement.results import (
     ALPHA_NAMES,
     AgreementBlock,
@@ -100,20 +100,11 @@ class _Options:
     alt_scoring: AltScoring
     cluster: str | None
     within: str | None
+    labels: tuple[str, ...] | None
 
 
-@dataclass
-class _Entry:
-    """One statistic of a report block: its estimate, why it has none, and how to resample it."""
-
-    fields: str
-    interval_field: str
-    value: float | None = None
-    pvalue: float | None = None
-    reason: str | None = None
-    statistic: ResampledStatistic | None = None
-    interval: tuple[float, float] | None = None
-    interval_reason: str | None = None
+# Why the numeric fields are null for text labels.
+LABELS_HAVE_NO_DISTANCE = "the scores are text labels, categories with no numeric distance"
 
 
 class _Block:
@@ -143,13 +134,14 @@ class _Block:
         # Centred scores have no scale points left: α compares their distances (interval).
         alpha_level: Level = "interval" if options.within else options.level
         points = None if options.within else options.scale_points
-        self.entries: dict[str, _Entry] = {}
+        self.entries: dict[str, Entry] = {}
         self._alpha("humans", humans, alpha_level, points)
         scores = ScoreMatrix(
             tuple(str(item) for item in wide.index),
             tuple(str(name) for name in human_columns),
             humans,
             llm_scores,
+            options.labels,
         )
         pairwise = llm_human_alpha(scores, alpha_level, resamples=0)
         self._pair_mean("humans_pairwise", pairwise.humans_pairwise)
@@ -165,11 +157,24 @@ class _Block:
             where=human_count > 0,
         )
         self._alpha("humans_plus_llm", np.column_stack([humans, llm_scores]), alpha_level, points)
-        self._alpha(
-            "llm_vs_human_mean", np.column_stack([llm_scores, human_mean]), "interval", None
-        )
-        self._correlations(human_mean, llm_scores)
-        self._rates(humans, human_mean, llm_scores, options.step)
+        if options.labels is not None:
+            self._without_distance()
+        else:
+            self._alpha(
+                "llm_vs_human_mean", np.column_stack([llm_scores, human_mean]), "interval", None
+            )
+            self._correlations(human_mean, llm_scores)
+        self._rates(humans, human_mean, llm_scores, options)
+
+    def _without_distance(self) -> None:
+        """Null the fields that need a distance between scores, which text labels lack."""
+        for name, fields, interval_field in (
+            ("alpha.llm_vs_human_mean", "alpha.llm_vs_human_mean", "alpha_ci.llm_vs_human_mean"),
+            ("pearson", "pearson.r and pearson.p", "pearson.ci"),
+            ("spearman", "spearman.rho and spearman.p", "spearman.ci"),
+            ("kendall", "kendall.tau and kendall.p", "kendall.ci"),
+        ):
+            self.entries[name] = Entry(fields, interval_field, reason=LABELS_HAVE_NO_DISTANCE)
 
     def _alt_test(self, scores: ScoreMatrix, options: _Options) -> None:
         found = alt_test(scores, scoring=options.alt_scoring, epsilon=options.epsilon)
@@ -179,7 +184,7 @@ class _Block:
             self.alt_test = found
 
     def _pair_mean(self, name: str, mean: MeanAlpha) -> None:
-        entry = _Entry(f"alpha.{name}", f"alpha_ci.{name}")
+        entry = Entry(f"alpha.{name}", f"alpha_ci.{name}")
         self.entries[f"alpha.{name}"] = entry
         if mean.value is None:
             entry.reason = mean.note or "no pair of raters has a defined α"
@@ -190,7 +195,7 @@ class _Block:
     def _alpha(
         self, name: str, matrix: FloatArray, level: Level, scale_points: FloatArray | None
     ) -> None:
-        entry = _Entry(f"alpha.{name}", f"alpha_ci.{name}")
+        entry = Entry(f"alpha.{name}", f"alpha_ci.{name}")
         self.entries[f"alpha.{name}"] = entry
         domain = None
         if scale_points is not None:
@@ -210,7 +215,7 @@ class _Block:
             "kendall": (KendallStatistic, "tau"),
         }
         entries = {
-            name: _Entry(f"{name}.{symbol} and {name}.p", f"{name}.ci")
+            name: Entry(f"{name}.{symbol} and {name}.p", f"{name}.ci")
             for name, (_, symbol) in kinds.items()
         }
         self.entries.update(entries)
@@ -229,28 +234,16 @@ class _Block:
             entries[name].statistic = kind(human_mean, llm_scores)
 
     def _rates(
-        self, humans: FloatArray, human_mean: FloatArray, llm_scores: FloatArray, step: ScaleStep
+        self, humans: FloatArray, human_mean: FloatArray, llm_scores: FloatArray, options: _Options
     ) -> None:
-        scored = ~np.isnan(llm_scores)
-        complete = scored & ~np.isnan(human_mean)
-        gap = np.where(complete, np.abs(llm_scores - human_mean), 0.0)
-        distance = np.abs(humans - llm_scores[:, None])
-        pairs = np.where(scored, (~np.isnan(humans)).sum(axis=1), 0).astype(np.float64)
-        exact = np.where(scored, (distance <= SCORE_TOLERANCE).sum(axis=1), 0)
-        paired = pairs > 0
-        # Each item's share of its (LLM, human) pairs that agree; items weigh alike.
-        item_share = np.divide(exact, pairs, out=np.zeros(len(pairs)), where=paired)
-        rates: dict[str, RatioOfSums | None] = {
-            "mae": RatioOfSums(gap, complete.astype(np.float64)),
-            "exact_agreement": RatioOfSums(exact, pairs),
-            "exact_agreement_per_item": RatioOfSums(item_share, paired.astype(np.float64)),
-            "within_one": None,
-        }
-        if step.step is not None:
-            within = np.where(scored, (distance <= step.step + SCORE_TOLERANCE).sum(axis=1), 0)
-            rates["within_one"] = RatioOfSums(within, pairs)
+        step = options.step
+        if options.labels is not None:
+            step = ScaleStep(None, LABELS_HAVE_NO_DISTANCE)
+        rates = llm_human_rates(humans, human_mean, llm_scores, step.step)
+        if options.labels is not None:
+            rates["mae"] = None
         for name, statistic in rates.items():
-            entry = _Entry(name, f"{name}_ci")
+            entry = Entry(name, f"{name}_ci")
             self.entries[name] = entry
             if statistic is None:
                 entry.reason = step.reason
@@ -314,16 +307,7 @@ class _Block:
             )
         if self.alt_test_note is not None:
             notes.append(f"alt_test is null: {self.alt_test_note}.")
-        # Fields null for the same reason share one sentence.
-        by_reason: dict[str, list[str]] = {}
-        for entry in self.entries.values():
-            if entry.reason is not None:
-                by_reason.setdefault(entry.reason, []).extend([entry.fields, entry.interval_field])
-            elif entry.interval_reason is not None:
-                by_reason.setdefault(entry.interval_reason, []).append(entry.interval_field)
-        for reason, fields in by_reason.items():
-            verb = "is" if len(fields) == 1 else "are"
-            notes.append(f"{joined(fields)} {verb} null: {reason}.")
+        notes.extend(entry_notes(self.entries.values()))
 
         def value(name: str) -> float | None:
             entry = self.entries.get(name)
@@ -385,7 +369,9 @@ def agreement_blocks(
     dimension (otherwise everything is dimension "all") and metadata columns, which ``by``
     names for breakdowns. ``llm`` is the rater name of the LLM evaluator; every other rater
     is human. ``scale`` (MIN, MAX) bounds the scores, and for nominal and ordinal α its integer
-    points are the value domain. ``resamples=0`` turns CIs off.
+    points are the value domain. ``resamples=0`` turns CIs off. At the nominal level scores
+    may be text labels (`coded_labels`): α, exact agreement and the alt-test (accuracy) treat
+    them as categories; the fields that need a distance are null with a note.
 
     With an LLM, each block carries the alternative annotator test at allowance ``epsilon``,
     aligning scores by ``alt_scoring`` (by default `default_scoring` of ``level``).
@@ -406,7 +392,12 @@ def agreement_blocks(
     per_item = [
         column for column in (cluster, within) if column is not None and column != "dimension"
     ]
-    frame = validated(long_frame, level=level, scale=scale, by=by, per_item=per_item)
+    coded, labels = coded_labels(long_frame, level)
+    if labels is not None and within is not None:
+        raise InputError("text labels cannot be centred within groups; leave 'within' out")
+    if labels is not None and alt_scoring == "neg_rmse":
+        raise InputError("the alt-test's neg_rmse needs numbers; text labels align by accuracy")
+    frame = validated(coded, level=level, scale=None if labels else scale, by=by, per_item=per_item)
     options = _Options(
         llm=llm,
         level=level,
@@ -416,6 +407,7 @@ def agreement_blocks(
         alt_scoring=alt_scoring or default_scoring(level),
         cluster=cluster,
         within=within,
+        labels=labels,
     )
     if within is not None:
         frame = centred_within(frame, within)

@@ -17,11 +17,12 @@ REQUIRED_COLUMNS = ("item", "rater", "score")
 RESERVED_COLUMNS = (*REQUIRED_COLUMNS, "dimension")
 
 
-def read_long_csv(path: str | Path) -> pd.DataFrame:
+def read_long_csv(path: str | Path, *, labels: bool = False) -> pd.DataFrame:
     """Read a long CSV of scores: columns item, rater, score, optionally dimension, metadata.
 
-    Text columns stay text and scores become floats. The frame's index is each row's line
-    number in the file, so that later errors can name it. Raises `InputError`.
+    Text columns stay text and scores become floats; with ``labels`` (for nominal data) scores
+    stay text, to be read by `coded_labels`. The frame's index is each row's line number in the
+    file, so that later errors can name it. Raises `InputError`.
     """
     records: list[list[str]] = []
     lines: list[int] = []
@@ -50,10 +51,39 @@ def read_long_csv(path: str | Path) -> pd.DataFrame:
         blank = frame[column].str.strip() == ""
         if blank.any():
             raise InputError(f"line {frame.index[_first(blank)]}, column '{column}' is empty")
+    if labels:
+        frame["score"] = frame["score"].str.strip()
+        return frame
     frame["score"] = [
         _parse_score(text, line) for text, line in zip(frame["score"], frame.index, strict=True)
     ]
     return frame
+
+
+def coded_labels(
+    long_frame: pd.DataFrame, level: str
+) -> tuple[pd.DataFrame, tuple[str, ...] | None]:
+    """Nominal scores as numbers: text labels become category codes, empty cells are dropped.
+
+    At the nominal level every distinct non-empty text (``yes``, ``Positive``, ``n/a: problem
+    is resolved``) is a category, and only an empty cell (or NaN) is missing. If every score
+    reads as a number the scores stay numbers and no categories are returned; otherwise code k
+    stands for the k-th label in sorted order, and the labels are returned. At other levels the
+    frame is returned unchanged.
+    """
+    if level != "nominal" or "score" not in long_frame.columns:
+        return long_frame, None
+    text = long_frame["score"].map(lambda score: "" if pd.isna(score) else str(score).strip())
+    frame = long_frame[text != ""].copy()
+    text = text[text != ""]
+    numbers = pd.to_numeric(text, errors="coerce")
+    if numbers.notna().all() and np.isfinite(numbers).all():
+        frame["score"] = numbers.astype(np.float64)
+        return frame, None
+    categories = tuple(sorted(set(text)))
+    code = {label: float(position) for position, label in enumerate(categories)}
+    frame["score"] = text.map(code).astype(np.float64)
+    return frame, categories
 
 
 def _check_header(header: list[str]) -> None:

@@ -17,6 +17,7 @@ from django.core.management.base import CommandError
 
 from evalsite.agreement.engine import human_llm_agreement
 from evalsite.agreement.long_csv import read_long_csv
+from evalsite.management.commands.agreement import Command
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[2]
@@ -220,3 +221,120 @@ def test_it_exits_non_zero_with_the_message_on_bad_input() -> None:
     )
     assert finished.returncode != 0
     assert "line 3, column 'score'" in finished.stderr
+
+
+def run_argv(capsys: pytest.CaptureFixture[str], *arguments: str) -> dict[str, Any]:
+    """The command run as from a shell (``manage.py agreement ...``), its JSON read back."""
+    Command().run_from_argv(["manage.py", "agreement", *arguments])
+    result: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return result
+
+
+@pytest.mark.parametrize("scale", [("--scale", "-2:2"), ("--scale=-2:2",)])
+def test_it_takes_a_scale_that_starts_below_zero(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, scale: tuple[str, ...]
+) -> None:
+    path = tmp_path / "scores.csv"
+    path.write_text("item,rater,score\na,h1,-2\na,h2,-1\nb,h1,2\nb,h2,2\nc,h1,0\nc,h2,1\n")
+    block = run_argv(capsys, str(path), *scale, "--bootstrap", "0")["dimensions"]["all"]
+    assert block["n_items"] == 3
+    assert block["alpha"]["humans"] is not None
+
+
+def test_it_refuses_a_score_outside_a_negative_scale() -> None:
+    with pytest.raises(CommandError, match="score 5 is outside the scale -2:2"):
+        run(str(DATA / "many_items.csv"), "--scale=-2:2")
+
+
+def test_it_runs_the_alt_test_at_the_epsilon_and_scoring_given() -> None:
+    path = str(DATA / "many_items.csv")
+    default = run_json(path, "--llm", "judge-llm", "--bootstrap", "0")["dimensions"]["fluency"]
+    assert (default["alt_test"]["epsilon"], default["alt_test"]["scoring"]) == (0.15, "neg_rmse")
+    chosen = run_json(
+        path, "--llm", "judge-llm", "--bootstrap", "0", "--epsilon", "0.2",
+        "--alt-scoring", "accuracy",
+    )["dimensions"]["fluency"]  # fmt: skip
+    alt = chosen["alt_test"]
+    assert (alt["epsilon"], alt["scoring"]) == (0.2, "accuracy")
+    assert [human["rater"] for human in alt["humans"]] == ["ann1", "ann2", "ann3"]
+    assert set(alt["humans"][0]) == {
+        "rater",
+        "n_items",
+        "p_value",
+        "p_adjusted",
+        "rejected",
+        "advantage",
+    }
+    assert [human["n_items"] for human in alt["humans"]] == [40, 40, 40]
+
+
+def test_it_refuses_an_epsilon_outside_zero_to_one() -> None:
+    with pytest.raises(CommandError, match="--epsilon must be at least 0 and below 1"):
+        run(str(DATA / "many_items.csv"), "--epsilon", "1.5")
+
+
+def test_its_table_shows_the_alt_test_and_tiny_p_values_as_below_a_thousandth() -> None:
+    text = run(str(DATA / "many_items.csv"), "--llm", "judge-llm", "--format", "table")
+    assert "alt-test (epsilon 0.15, neg_rmse): failed, winning rate 0.000" in text
+    assert "vs ann1: 40 items, p = " in text
+    pearson = next(line for line in text.splitlines() if "Pearson r" in line)
+    assert pearson.endswith("p < 0.001")
+    assert "p = 0.000" not in text
+    assert "alpha, LLM vs each human" in text
+    assert "exact agreement, per item" in text
+
+
+def test_it_says_that_alpha_on_one_item_means_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "scores.csv"
+    path.write_text("item,rater,score\na,h1,1\na,h2,3\n")
+    block = run_json(str(path), "--bootstrap", "0")["dimensions"]["all"]
+    assert block["alpha"]["humans"] == 0.0
+    assert any(
+        "rest on a single item: α on one item means nothing" in note for note in block["notes"]
+    )
+
+
+LABELS = (
+    "item,rater,score\n"
+    "a,h1,yes\na,h2,yes\na,llm,no\n"
+    "b,h1,no\nb,h2,n/a: problem is resolved\nb,llm,no\n"
+    "c,h1,yes\nc,h2,\nc,llm,yes\n"
+)
+
+
+def test_it_treats_text_labels_as_nominal_categories(tmp_path: Path) -> None:
+    path = tmp_path / "labels.csv"
+    path.write_text(LABELS)
+    block = run_json(str(path), "--level", "nominal", "--llm", "llm", "--bootstrap", "0")[
+        "dimensions"
+    ]["all"]
+    # Humans pair on a (yes, yes) and b (no, n/a); c's empty cell is missing. n = 4 values
+    # (yes 2, no 1, n/a 1): α = 1 − 3 · 2 / (2 · (2 + 2 + 1)) = 0.4.
+    assert block["alpha"]["humans"] == pytest.approx(0.4)
+    # LLM pairs: a 0 of 2, b 1 of 2, c 1 of 1.
+    assert block["exact_agreement"] == pytest.approx(2 / 5)
+    assert block["exact_agreement_per_item"] == pytest.approx((0 + 1 / 2 + 1) / 3)
+    assert block["pearson"]["r"] is None
+    assert block["mae"] is None
+    assert block["within_one"] is None
+    assert any(
+        note.startswith("alpha.llm_vs_human_mean, alpha_ci.llm_vs_human_mean, pearson.r")
+        and "mae, mae_ci, within_one and within_one_ci are null: the scores are text labels, "
+        "categories with no numeric distance."
+        in note
+        for note in block["notes"]
+    )
+
+
+def test_it_still_names_the_line_of_a_text_score_at_other_levels(tmp_path: Path) -> None:
+    path = tmp_path / "labels.csv"
+    path.write_text(LABELS)
+    with pytest.raises(CommandError, match="line 2, column 'score': 'yes' is not a number"):
+        run(str(path), "--llm", "llm")
+
+
+def test_it_refuses_neg_rmse_for_text_labels(tmp_path: Path) -> None:
+    path = tmp_path / "labels.csv"
+    path.write_text(LABELS)
+    with pytest.raises(CommandError, match="neg_rmse needs numbers"):
+        run(str(path), "--level", "nominal", "--llm", "llm", "--alt-scoring", "neg_rmse")

@@ -220,3 +220,27 @@ def test_the_cluster_interval_covers_the_truth_under_a_transcript_halo() -> None
     assert cluster_hits / datasets >= 0.90
     # Resampling the 150 units as if independent covers far less often.
     assert unit_hits / datasets < 0.80
+
+
+def test_it_reads_text_labels_as_categories_with_only_empty_cells_missing() -> None:
+    frame = pd.DataFrame(
+        {
+            "item": ["a", "a", "a", "b", "b", "b", "c", "c"],
+            "rater": ["h1", "h2", "llm", "h1", "h2", "llm", "h1", "llm"],
+            "score": ["Positive", "Positive", "Negative", "unknown", None, "unknown", "", "x"],
+        }
+    )
+    blocks = agreement_blocks(frame, llm="llm", level="nominal", resamples=0)
+    block = blocks["all"]
+    # c's human cell is empty, so c has only the LLM's label and b one human's.
+    assert block.n_items == 3
+    assert block.exact_agreement == pytest.approx(1 / 3)
+    assert block.alpha.humans is None
+    assert block.spearman.value is None
+    assert block.mae is None
+
+
+def test_numeric_labels_at_the_nominal_level_stay_numbers() -> None:
+    frame = frame_of({"a": {"h1": 1, "h2": 1, "llm": 1}, "b": {"h1": 2, "h2": 1, "llm": 2}})
+    block = agreement_blocks(frame, llm="llm", level="nominal", resamples=0)["all"]
+    assert block.mae == pytest.approx(0.25)

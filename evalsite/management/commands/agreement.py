@@ -9,6 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from evalsite.agreement.alt_test import DEFAULT_EPSILON, AltTestResult
 from evalsite.agreement.common import DEFAULT_RESAMPLES, DEFAULT_SEED, LEVELS, InputError, Interval
 from evalsite.agreement.engine import agreement_blocks
 from evalsite.agreement.long_csv import read_long_csv
@@ -25,6 +26,16 @@ TABLE_ROWS: tuple[
 ] = (
     ("alpha, humans", lambda b: b.alpha.humans, lambda b: b.alpha_ci.humans),
     (
+        "alpha, LLM vs each human",
+        lambda b: b.alpha.llm_vs_humans,
+        lambda b: b.alpha_ci.llm_vs_humans,
+    ),
+    (
+        "alpha, human pairs",
+        lambda b: b.alpha.humans_pairwise,
+        lambda b: b.alpha_ci.humans_pairwise,
+    ),
+    (
         "alpha, humans + LLM",
         lambda b: b.alpha.humans_plus_llm,
         lambda b: b.alpha_ci.humans_plus_llm,
@@ -35,15 +46,42 @@ TABLE_ROWS: tuple[
         lambda b: b.alpha_ci.llm_vs_human_mean,
     ),
     ("Pearson r", lambda b: b.pearson.value, lambda b: b.pearson.ci),
-    ("Pearson p", lambda b: b.pearson.p, None),
     ("Spearman rho", lambda b: b.spearman.value, lambda b: b.spearman.ci),
-    ("Spearman p", lambda b: b.spearman.p, None),
     ("Kendall tau-b", lambda b: b.kendall.value, lambda b: b.kendall.ci),
-    ("Kendall p", lambda b: b.kendall.p, None),
     ("MAE", lambda b: b.mae, lambda b: b.mae_ci),
-    ("exact agreement", lambda b: b.exact_agreement, lambda b: b.exact_agreement_ci),
-    ("within one point", lambda b: b.within_one, lambda b: b.within_one_ci),
+    ("exact agreement, pairs", lambda b: b.exact_agreement, lambda b: b.exact_agreement_ci),
+    (
+        "exact agreement, per item",
+        lambda b: b.exact_agreement_per_item,
+        lambda b: b.exact_agreement_per_item_ci,
+    ),
+    ("within one step", lambda b: b.within_one, lambda b: b.within_one_ci),
 )
+# The p-value printed after each correlation's row.
+P_VALUES: dict[str, Callable[[AgreementBlock], float | None]] = {
+    "Pearson r": lambda b: b.pearson.p,
+    "Spearman rho": lambda b: b.spearman.p,
+    "Kendall tau-b": lambda b: b.kendall.p,
+}
+# p-values below this print as "p < 0.001" rather than a misleading 0.000.
+SMALLEST_P_SHOWN = 0.001
+
+
+def joined_scale(argv: list[str]) -> list[str]:
+    """``--scale -2:2`` as ``--scale=-2:2``, which argparse accepts though the value starts with -.
+
+    argparse takes a word starting with "-" for an option unless it reads as a negative number,
+    and "-2:2" does not.
+    """
+    joined: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word == "--scale":
+            value = next(words, None)
+            joined.append(word if value is None else f"--scale={value}")
+        else:
+            joined.append(word)
+    return joined
 
 
 def parse_scale(text: str) -> tuple[float, float]:
@@ -61,16 +99,47 @@ def _number(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+def p_text(value: float) -> str:
+    """``p < 0.001`` for a tiny p-value, ``p = 0.042`` otherwise."""
+    return f"p < {SMALLEST_P_SHOWN:g}" if value < SMALLEST_P_SHOWN else f"p = {value:.3f}"
+
+
+def _alt_test_lines(alt: AltTestResult | None) -> list[str]:
+    if alt is None:
+        return ["  alt-test                      n/a  (see the notes)"]
+    lines = [
+        f"  alt-test (epsilon {alt.epsilon:g}, {alt.scoring}): "
+        f"{'passed' if alt.passed else 'failed'}, winning rate {alt.winning_rate:.3f}, "
+        f"advantage probability {alt.advantage_probability:.3f}"
+    ]
+    for human in alt.humans:
+        outcome = "LLM wins" if human.rejected else "LLM does not win"
+        lines.append(
+            f"    vs {human.rater}: {human.n_items} items, {p_text(human.p_value)}, adjusted "
+            f"{p_text(human.p_adjusted)}, advantage {human.advantage:.3f}, {outcome}"
+        )
+    lines.extend(
+        f"    {human.rater} not tested: {human.n_items} items, fewer than {alt.min_items}"
+        for human in alt.untested
+    )
+    return lines
+
+
 def _table_block(title: str, block: AgreementBlock) -> list[str]:
     lines = [
         title,
         f"  items: {block.n_items}   raters: {', '.join(block.raters)}   "
         f"LLM: {block.llm or 'none'}   level: {block.level}",
     ]
+    if block.llm is not None:
+        lines.extend(_alt_test_lines(block.alt_test))
     for label, value_of, ci_of in TABLE_ROWS:
         value = _number(value_of(block))
         interval = ci_of(block) if ci_of else None
         shown = f"[{_number(interval[0])}, {_number(interval[1])}]" if interval else ""
+        p_value = P_VALUES[label](block) if label in P_VALUES else None
+        if p_value is not None:
+            shown = f"{shown}  {p_text(p_value)}".strip()
         lines.append(f"  {label:<26}{value:>9}  {shown}".rstrip())
     lines.extend(f"  note: {note}" for note in block.notes)
     return lines
@@ -93,7 +162,8 @@ class Command(BaseCommand):
     help = (
         "Agreement among human raters and between them and an LLM evaluator, from a long CSV "
         "with columns item,rater,score (optionally dimension and metadata columns). Prints "
-        "Krippendorff's alpha, correlations, MAE and agreement rates with bootstrap CIs."
+        "the alternative annotator test, Krippendorff's alpha, correlations, MAE and agreement "
+        "rates with bootstrap CIs."
     )
     # It reads a file and prints numbers: neither the database nor the URLconf is involved.
     requires_system_checks: list[str] = []
@@ -109,9 +179,24 @@ class Command(BaseCommand):
         parser.add_argument(
             "--scale",
             metavar="MIN:MAX",
-            help="the scale's range; its integer points are the ordinal value domain",
+            help="the scale's range, such as 1:5 or -2:2; its integer points are the ordinal "
+            "value domain",
         )
         parser.add_argument("--llm", metavar="RATER", help="the rater who is the LLM evaluator")
+        parser.add_argument(
+            "--epsilon",
+            type=float,
+            default=DEFAULT_EPSILON,
+            metavar="E",
+            help="the alt-test's allowance: 0.2 for expert annotators, 0.15 for skilled ones, "
+            f"0.1 for crowd workers (default: {DEFAULT_EPSILON:g})",
+        )
+        parser.add_argument(
+            "--alt-scoring",
+            choices=("accuracy", "neg_rmse"),
+            help="how the alt-test aligns a score with the other humans' (default: accuracy at "
+            "the nominal level, neg_rmse otherwise)",
+        )
         parser.add_argument(
             "--bootstrap",
             type=int,
@@ -135,6 +220,9 @@ class Command(BaseCommand):
         )
         parser.add_argument("--format", choices=("json", "table"), default="json")
 
+    def run_from_argv(self, argv: list[str]) -> None:
+        super().run_from_argv(joined_scale(argv))
+
     def handle(self, *args: Any, **options: Any) -> None:
         path = Path(options["file"])
         scale = parse_scale(options["scale"]) if options["scale"] else None
@@ -142,8 +230,10 @@ class Command(BaseCommand):
             raise CommandError("--bootstrap cannot be negative (0 turns CIs off)")
         if options["seed"] < 0:
             raise CommandError("--seed must be zero or positive")
+        if not 0 <= options["epsilon"] < 1:
+            raise CommandError("--epsilon must be at least 0 and below 1, such as 0.15")
         try:
-            frame = read_long_csv(path)
+            frame = read_long_csv(path, labels=options["level"] == "nominal")
         except InputError as error:
             raise CommandError(f"{path}: {error}") from error
         llm = options["llm"]
@@ -160,6 +250,8 @@ class Command(BaseCommand):
                 resamples=options["bootstrap"],
                 seed=options["seed"],
                 by=options["by"],
+                epsilon=options["epsilon"],
+                alt_scoring=options["alt_scoring"],
             )
         except InputError as error:
             raise CommandError(f"{path}: {error}") from error
