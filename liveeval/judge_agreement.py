@@ -4,19 +4,34 @@ Plain functions over the `SessionRow`s of `liveeval.metrics` (no Django).
 
 - Agreement among judges is Krippendorff's α over (task, system) pairs: nominal for C and G,
   ordinal for Sa and F. Its CI resamples tasks, as the leaderboard's do.
-- Simulated users are set against human judges on the (task, system) pairs both rated.
+- Simulated users are set against human judges on the (task, system) pairs both rated: the
+  correlations and exact agreement of old, and the verdict's evidence, which treats the simulated
+  users as the "LLM" of the alternative annotator test (Calderon, Reichart and Dror 2025) and
+  sets α(simulated, judge) beside α(judge, judge). `sources_verdict` sums it up; the sentence
+  itself is worded, and translated, where it is shown.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from itertools import combinations
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from evalsite.agreement.alpha import AlphaStatistic, krippendorff_alpha
+from evalsite.agreement.alt_test import (
+    DEFAULT_EPSILON,
+    DEFAULT_MIN_ITEMS,
+    AltTestResult,
+    AltTestUnavailable,
+    alt_test,
+    default_scoring,
+)
 from evalsite.agreement.clusters import cluster_bootstrap_ci
 from evalsite.agreement.common import (
     DEFAULT_CONFIDENCE,
@@ -26,9 +41,12 @@ from evalsite.agreement.common import (
     StatisticUndefined,
 )
 from evalsite.agreement.correlations import Correlation, correlations
+from evalsite.agreement.pairwise_alpha import MeanAlpha, MeanPairAlphaStatistic, llm_human_alpha
+from evalsite.agreement.score_matrix import ScoreMatrix
 from liveeval.metrics import (
     MEASURES,
     SOURCES,
+    JudgeId,
     Measure,
     RowInput,
     SessionRow,
@@ -55,11 +73,14 @@ class AgreementResult:
     note: str | None
 
 
+Unit = tuple[TaskId, SystemId]
+
+
 def _reliability_matrix(
     sessions: list[SessionRow], measure: Measure
-) -> tuple[npt.NDArray[np.float64], list[TaskId]]:
+) -> tuple[npt.NDArray[np.float64], list[Unit], list[JudgeId]]:
     """Units are (task, system) pairs and raters are judges; NaN where a judge gave no rating.
-    Also the task of each unit, the cluster its CI resamples."""
+    Also the units (whose tasks are the clusters a CI resamples) and the judges, in order."""
     rated = [row for row in sessions if getattr(row, measure.name) is not None]
     units = sorted({(row.task, row.system) for row in rated}, key=lambda u: tuple(map(id_order, u)))
     judges = sorted({row.judge for row in rated}, key=id_order)
@@ -73,7 +94,7 @@ def _reliability_matrix(
                 f"judge {row.judge} rated task {row.task} on system {row.system} more than once"
             )
         matrix[cell] = float(getattr(row, measure.name))
-    return matrix, [task for task, _ in units]
+    return matrix, units, judges
 
 
 def judge_agreement(
@@ -95,7 +116,8 @@ def judge_agreement(
     sessions = as_rows(rows, source)
     results: dict[str, AgreementResult] = {}
     for measure in MEASURES:
-        matrix, tasks = _reliability_matrix(sessions, measure)
+        matrix, units, _ = _reliability_matrix(sessions, measure)
+        tasks = [task for task, _ in units]
         present = ~np.isnan(matrix)
         alpha: float | None = None
         interval: tuple[float, float] | None = None
@@ -132,6 +154,12 @@ def judge_agreement(
 
 
 # Simulated users against human judges ------------------------------------------------------
+#
+# Whether simulated users can stand in for human judges is the question the alternative annotator
+# test asks of an LLM judge: the simulated users are its "LLM", the judges its humans, and the
+# (task, system) pairs its items.
+
+SimulatedSummary = Literal["rounded median", "mode"]
 
 
 @dataclass(frozen=True)
@@ -140,70 +168,276 @@ class SourceAgreement:
 
     The correlations compare the per-pair means; ``exact_agreement`` is the share of
     (human rating, simulated rating) pairs on the same (task, system) pair that are equal.
+
+    The evidence for the verdict sets one simulated rating per pair against each judge's:
+    ``simulated`` says how several simulated ratings of a pair became one (the rounded median
+    at the ordinal level, the mode at the nominal). ``alt_test`` is the alternative annotator
+    test at `DEFAULT_EPSILON` (a campaign sets no ε) that tests only judges with
+    `DEFAULT_MIN_ITEMS` pairs also rated by a simulated user and another judge;
+    ``alt_test_most_pairs`` is the most such pairs any judge has. ``alpha_vs_judges`` is the
+    mean over judges of α(simulated, judge) and ``alpha_between_judges`` the mean α over pairs
+    of judges, the ceiling; their intervals resample tasks, as the leaderboard's do.
     """
 
     measure: str
+    symbol: str
+    level: Level
     n_pairs: int
+    n_judges: int
     pearson: Correlation | None
     spearman: Correlation | None
     exact_agreement: float | None
+    simulated: SimulatedSummary
+    alt_test: AltTestResult | AltTestUnavailable
+    alt_test_most_pairs: int
+    alpha_vs_judges: MeanAlpha
+    alpha_between_judges: MeanAlpha
     note: str | None
+
+    @property
+    def alt_test_result(self) -> AltTestResult | None:
+        """The alt-test's outcome, or None when it could not run."""
+        return self.alt_test if isinstance(self.alt_test, AltTestResult) else None
+
+    @property
+    def alt_test_note(self) -> str | None:
+        """Why the alt-test could not run, or None when it ran."""
+        return self.alt_test.note if isinstance(self.alt_test, AltTestUnavailable) else None
 
 
 def _mean_of(counts: Counter[int]) -> float:
     return sum(value * count for value, count in counts.items()) / counts.total()
 
 
-def agreement_between_sources(rows: Iterable[RowInput]) -> dict[str, SourceAgreement]:
-    """Per measure, agreement between simulated and human ratings, keyed by measure name."""
+def _summary_of(counts: Counter[int], level: Level) -> float:
+    """One rating for a pair's simulated ratings: the median rounded to a scale point (halves
+    round up) at the ordinal level, the most frequent rating (the lowest of a tie) otherwise."""
+    if level == "ordinal":
+        return float(math.floor(np.median(list(counts.elements())) + 0.5))
+    return float(max(sorted(counts), key=lambda value: counts[value]))
+
+
+def _simulated_against_judges(
+    sessions: list[SessionRow], measure: Measure
+) -> tuple[ScoreMatrix, list[TaskId]]:
+    """Items are the (task, system) pairs some judge rated, humans are the judges, and the "LLM"
+    is the simulated users' summary rating of each pair (NaN where none rated it)."""
+    human = [row for row in sessions if row.source == "human"]
+    matrix, units, judges = _reliability_matrix(human, measure)
+    simulated: dict[Unit, Counter[int]] = {}
+    for row in sessions:
+        value = getattr(row, measure.name)
+        if row.source == "simulated" and value is not None:
+            simulated.setdefault((row.task, row.system), Counter())[int(value)] += 1
+    llm = np.array(
+        [
+            _summary_of(simulated[unit], measure.level) if unit in simulated else np.nan
+            for unit in units
+        ]
+    )
+    scores = ScoreMatrix(
+        items=tuple(f"{task}/{system}" for task, system in units),
+        humans=tuple(str(judge) for judge in judges),
+        human_scores=matrix,
+        llm_scores=llm.astype(np.float64),
+    )
+    return scores, [task for task, _ in units]
+
+
+def _most_alt_test_pairs(scores: ScoreMatrix) -> int:
+    """The most pairs a judge rated that a simulated user and another judge rated too."""
+    scored = ~np.isnan(scores.human_scores)
+    usable = scored & ~np.isnan(scores.llm_scores)[:, None] & (scored.sum(axis=1) >= 2)[:, None]
+    return int(usable.sum(axis=0).max(initial=0))
+
+
+def _with_task_interval(
+    mean: MeanAlpha,
+    columns: list[tuple[int, int]],
+    raters: npt.NDArray[np.float64],
+    level: Level,
+    tasks: list[TaskId],
+    *,
+    resamples: int,
+    seed: int,
+    confidence: float,
+) -> MeanAlpha:
+    """``mean`` with an interval from resampling tasks; ``columns`` gives, for each of its
+    pairs in order, the two columns of ``raters`` that the pair compares."""
+    matrices = [
+        raters[:, list(pair_columns)]
+        for pair, pair_columns in zip(mean.pairs, columns, strict=True)
+        if pair.alpha is not None
+    ]
+    if not matrices or resamples == 0:
+        return mean
+    statistic = MeanPairAlphaStatistic(matrices, level)
+    interval = cluster_bootstrap_ci(
+        statistic, tasks, resamples=resamples, seed=seed, confidence=confidence
+    )
+    return replace(mean, interval=interval)
+
+
+def _judge_alphas(
+    scores: ScoreMatrix,
+    level: Level,
+    tasks: list[TaskId],
+    *,
+    resamples: int,
+    seed: int,
+    confidence: float,
+) -> tuple[MeanAlpha, MeanAlpha]:
+    """α(simulated, judge) averaged over judges and α(judge, judge) averaged over pairs, each
+    with an interval that resamples tasks."""
+    found = llm_human_alpha(scores, level, resamples=0)
+    n_judges = len(scores.humans)
+    # Column 0 is the simulated users', column k + 1 judge k's: the pairs' order in `found`.
+    raters = np.column_stack([scores.llm_scores, scores.human_scores])
+    pairs = {
+        "versus": [(0, judge + 1) for judge in range(n_judges)],
+        "between": [(first + 1, second + 1) for first, second in combinations(range(n_judges), 2)],
+    }
+    means = {"versus": found.llm_vs_humans, "between": found.humans_pairwise}
+    resampled = {
+        name: _with_task_interval(
+            means[name],
+            pairs[name],
+            raters,
+            level,
+            tasks,
+            resamples=resamples,
+            seed=seed,
+            confidence=confidence,
+        )
+        for name in means
+    }
+    return resampled["versus"], resampled["between"]
+
+
+def _correlations_and_matches(
+    shared: list[dict[Source, Counter[int]]],
+) -> tuple[Correlation | None, Correlation | None, float | None, str | None]:
+    """Pearson and Spearman between the pairs' mean ratings, the exact-agreement share, and a
+    note when the correlations have no value."""
+    if not shared:
+        return None, None, None, None
+    human = np.array([_mean_of(unit["human"]) for unit in shared])
+    simulated = np.array([_mean_of(unit["simulated"]) for unit in shared])
+    matches = sum(
+        unit["human"][value] * unit["simulated"][value]
+        for unit in shared
+        for value in unit["human"]
+    )
+    comparisons = sum(unit["human"].total() * unit["simulated"].total() for unit in shared)
+    try:
+        found = correlations(human, simulated, names=("the human mean", "the simulated mean"))
+    except StatisticUndefined as error:
+        return None, None, matches / comparisons, f"no correlation: {error}"
+    return found.pearson, found.spearman, matches / comparisons, None
+
+
+def _shared_pairs(sessions: list[SessionRow], measure: Measure) -> list[dict[Source, Counter[int]]]:
+    """Per (task, system) pair rated by both sources, in pair order, each source's ratings."""
+    ratings: dict[Unit, dict[Source, Counter[int]]] = {}
+    for row in sessions:
+        value = getattr(row, measure.name)
+        if value is not None:
+            unit = ratings.setdefault((row.task, row.system), {s: Counter() for s in SOURCES})
+            unit[row.source][int(value)] += 1
+    return [
+        unit
+        for _, unit in sorted(ratings.items(), key=lambda item: tuple(map(id_order, item[0])))
+        if unit["human"] and unit["simulated"]
+    ]
+
+
+def agreement_between_sources(
+    rows: Iterable[RowInput],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> dict[str, SourceAgreement]:
+    """Per measure, agreement between simulated and human ratings, keyed by measure name.
+
+    See `SourceAgreement` for every field; `sources_verdict` sums them up. Raises ValueError if
+    a judge rated a pair twice.
+    """
     sessions = as_rows(rows, None)
     results: dict[str, SourceAgreement] = {}
     for measure in MEASURES:
-        ratings: dict[tuple[TaskId, SystemId], dict[str, Counter[int]]] = {}
-        for row in sessions:
-            value = getattr(row, measure.name)
-            if value is not None:
-                unit = ratings.setdefault((row.task, row.system), {s: Counter() for s in SOURCES})
-                unit[row.source][int(value)] += 1
-        shared = [
-            unit
-            for _, unit in sorted(ratings.items(), key=lambda item: tuple(map(id_order, item[0])))
-            if unit["human"] and unit["simulated"]
-        ]
+        shared = _shared_pairs(sessions, measure)
+        pearson, spearman, exact, note = _correlations_and_matches(shared)
         if not shared:
-            results[measure.name] = SourceAgreement(
-                measure=measure.name,
-                n_pairs=0,
-                pearson=None,
-                spearman=None,
-                exact_agreement=None,
-                note=f"no (task, system) pair has both a human and a simulated {measure.label} "
-                f"rating ({measure.symbol})",
+            note = (
+                f"no (task, system) pair has both a human and a simulated {measure.label} "
+                f"rating ({measure.symbol})"
             )
-            continue
-
-        human = np.array([_mean_of(unit["human"]) for unit in shared])
-        simulated = np.array([_mean_of(unit["simulated"]) for unit in shared])
-        matches = sum(
-            unit["human"][value] * unit["simulated"][value]
-            for unit in shared
-            for value in unit["human"]
+        scores, tasks = _simulated_against_judges(sessions, measure)
+        versus, between = _judge_alphas(
+            scores, measure.level, tasks, resamples=resamples, seed=seed, confidence=confidence
         )
-        comparisons = sum(unit["human"].total() * unit["simulated"].total() for unit in shared)
-        pearson: Correlation | None = None
-        spearman: Correlation | None = None
-        note: str | None = None
-        try:
-            found = correlations(human, simulated, names=("the human mean", "the simulated mean"))
-            pearson, spearman = found.pearson, found.spearman
-        except StatisticUndefined as error:
-            note = f"no correlation: {error}"
         results[measure.name] = SourceAgreement(
             measure=measure.name,
+            symbol=measure.symbol,
+            level=measure.level,
             n_pairs=len(shared),
+            n_judges=len(scores.humans),
             pearson=pearson,
             spearman=spearman,
-            exact_agreement=matches / comparisons,
+            exact_agreement=exact,
+            simulated="rounded median" if measure.level == "ordinal" else "mode",
+            alt_test=alt_test(
+                scores,
+                scoring=default_scoring(measure.level),
+                epsilon=DEFAULT_EPSILON,
+                min_items=DEFAULT_MIN_ITEMS,
+            ),
+            alt_test_most_pairs=_most_alt_test_pairs(scores),
+            alpha_vs_judges=versus,
+            alpha_between_judges=between,
             note=note,
         )
     return results
+
+
+@dataclass(frozen=True)
+class SourcesVerdict:
+    """What the verdict on simulated users rests on: the measures (by symbol) on which the
+    alt-test ``passed``, ``failed``, or could not run (``untested``), at ``epsilon``."""
+
+    passed: tuple[str, ...]
+    failed: tuple[str, ...]
+    untested: tuple[str, ...]
+    epsilon: float
+    min_items: int
+
+    @property
+    def outcome(self) -> Literal["stand_in", "cannot_stand_in", "mixed", "no_verdict"]:
+        """``stand_in`` when the test passed wherever it ran, ``cannot_stand_in`` when it
+        failed wherever it ran, ``mixed`` otherwise, ``no_verdict`` when it ran nowhere."""
+        if self.passed and self.failed:
+            return "mixed"
+        if self.passed:
+            return "stand_in"
+        return "cannot_stand_in" if self.failed else "no_verdict"
+
+
+def sources_verdict(between: Mapping[str, SourceAgreement]) -> SourcesVerdict:
+    """The alt-test's outcome on each measure of `agreement_between_sources`.
+
+    Never built from α with the simulated users counted as one more judge, half of whose pairs
+    would be between judges.
+    """
+    outcomes: dict[str, list[str]] = {"passed": [], "failed": [], "untested": []}
+    for agreement in between.values():
+        result = agreement.alt_test_result
+        key = "untested" if result is None else "passed" if result.passed else "failed"
+        outcomes[key].append(agreement.symbol)
+    return SourcesVerdict(
+        passed=tuple(outcomes["passed"]),
+        failed=tuple(outcomes["failed"]),
+        untested=tuple(outcomes["untested"]),
+        epsilon=DEFAULT_EPSILON,
+        min_items=DEFAULT_MIN_ITEMS,
+    )

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from django.http import HttpResponse
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 
 from evalsite.spreadsheets import BarChartSpec, CellValue, Sheet, write_csv, write_workbook
 from liveeval import judge_agreement, metrics
@@ -43,11 +44,71 @@ def _systems(campaign: Campaign) -> dict[int, DialogueSystem]:
     return {system.pk: system for system in DialogueSystem.objects.filter(campaigns=campaign)}
 
 
+def _alpha_text(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def sources_verdict_sentence(between: Mapping[str, judge_agreement.SourceAgreement]) -> str:
+    """The "simulated vs human judges" verdict, in the reader's language.
+
+    Built from the alternative annotator test and from α(simulated, judge) beside α(judge,
+    judge); never from α with the simulated users counted as one more judge.
+    """
+    verdict = judge_agreement.sources_verdict(between)
+    epsilon = f"{verdict.epsilon:g}"
+    if verdict.outcome == "stand_in":
+        opening = _(
+            "Simulated users can stand in for the human judges on %(measures)s: in the "
+            "alternative annotator test (ε = %(epsilon)s) they beat at least half of the judges."
+        ) % {"measures": ", ".join(verdict.passed), "epsilon": epsilon}
+    elif verdict.outcome == "cannot_stand_in":
+        opening = _(
+            "Simulated users cannot stand in for the human judges on %(measures)s: in the "
+            "alternative annotator test (ε = %(epsilon)s) they beat fewer than half of the judges."
+        ) % {"measures": ", ".join(verdict.failed), "epsilon": epsilon}
+    elif verdict.outcome == "mixed":
+        opening = _(
+            "Simulated users can stand in for the human judges on %(passed)s but not on "
+            "%(failed)s (alternative annotator test, ε = %(epsilon)s)."
+        ) % {
+            "passed": ", ".join(verdict.passed),
+            "failed": ", ".join(verdict.failed),
+            "epsilon": epsilon,
+        }
+    else:
+        opening = _(
+            "There is no verdict on whether simulated users can stand in for the human judges: "
+            "the alternative annotator test needs a judge with %(needed)s (task, system) pairs "
+            "that a simulated user and another judge also rated."
+        ) % {"needed": verdict.min_items}
+    sentences = [opening]
+    if verdict.untested and verdict.outcome != "no_verdict":
+        sentences.append(
+            _("The test could not run on %(measures)s.") % {"measures": ", ".join(verdict.untested)}
+        )
+    alphas = ", ".join(
+        f"{agreement.symbol} {_alpha_text(agreement.alpha_vs_judges.value)} / "
+        f"{_alpha_text(agreement.alpha_between_judges.value)}"
+        for agreement in between.values()
+    )
+    sentences.append(
+        _(
+            "Mean α between a simulated user and each judge, against the mean α between two "
+            "judges: %(alphas)s."
+        )
+        % {"alphas": alphas}
+    )
+    return " ".join(sentences)
+
+
 def leaderboard_context(campaign: Campaign) -> dict[str, Any]:
     rows = session_rows(campaign, kinds=(ChatSession.Kind.JUDGED, ChatSession.Kind.SIMULATED))
     systems = _systems(campaign)
     human_rows = [row for row in rows if row.source == "human"]
     simulated_rows = [row for row in rows if row.source == "simulated"]
+    between = (
+        judge_agreement.agreement_between_sources(rows) if human_rows and simulated_rows else {}
+    )
     context: dict[str, Any] = {
         "campaign": campaign,
         "systems": systems,
@@ -61,9 +122,9 @@ def leaderboard_context(campaign: Campaign) -> dict[str, Any]:
         "simulated": _named(metrics.leaderboard(simulated_rows, source="simulated"), systems)
         if simulated_rows
         else [],
-        "between_sources": judge_agreement.agreement_between_sources(rows)
-        if human_rows and simulated_rows
-        else {},
+        "between_sources": between,
+        "between_sources_verdict": sources_verdict_sentence(between) if between else "",
+        "between_sources_evidence": judge_agreement.sources_verdict(between) if between else None,
         "max_avg_turns": metrics.max_average_turns(human_rows) if human_rows else None,
         "simulated_max_avg_turns": metrics.max_average_turns(simulated_rows, source="simulated")
         if simulated_rows

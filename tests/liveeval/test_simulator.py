@@ -472,6 +472,14 @@ def test_the_leaderboard_sets_simulated_judges_beside_human_ones(
     # One shared (task, system) pair: C agrees (both 0), Sa does not (−1 against 1).
     assert "<td>completed</td><td>1</td>" in agreement
     assert "<td>1.000</td>" in agreement and "<td>0.000</td>" in agreement
+    # One pair is far from the 30 per judge the alternative annotator test needs.
+    verdict = page[page.index('id="source-verdict"') : page.index('id="source-agreement"')]
+    assert "There is no verdict on whether simulated users can stand in" in verdict
+    assert "cannot run<br>" in agreement
+
+    coordinator_client.post(reverse("set_language"), {"language": "zh-hans", "next": "/"})
+    chinese = coordinator_client.get(reverse("liveeval:leaderboard", args=[campaign.pk]))
+    assert "尚无法判断模拟用户能否代替人工评测员" in chinese.content.decode()
 
 
 def test_ended_dialogues_go_to_annotation_with_persona_feelings_and_rating(
