@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from asgiref.sync import async_to_sync
 from django.core.management.base import CommandError
@@ -93,6 +93,28 @@ def save_checkpoint(
         done=items_done,
         heartbeat_at=now or timezone.now(),
     )
+
+
+OPTIONAL_ENDPOINT_OPTIONS = (
+    "api_key_env",
+    "timeout",
+    "price_per_1k_prompt",
+    "price_per_1k_completion",
+)
+
+
+def endpoint_settings_from_command(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The endpoint settings a command's options give (an `LLMConfig`'s fields), as a job stores
+    them: the base URL, model and concurrency, and each optional setting that was given."""
+    settings: dict[str, Any] = {
+        "base_url": options["base_url"],
+        "model": options["model"],
+        "concurrency": options["concurrency"],
+    }
+    for key in OPTIONAL_ENDPOINT_OPTIONS:
+        if options[key] is not None:
+            settings[key] = options[key]
+    return settings
 
 
 def resume_from_command(job_id: int, kind: str, what: str) -> Job:

@@ -11,7 +11,11 @@ from annotation.models import Campaign
 from evalsite import jobs
 from evalsite.commands import named_or_numbered
 from evalsite.llm.errors import LLMConfigError
-from evalsite.llm.runs import finished_from_command, resume_from_command
+from evalsite.llm.runs import (
+    endpoint_settings_from_command,
+    finished_from_command,
+    resume_from_command,
+)
 from evalsite.models import Job
 
 
@@ -54,14 +58,7 @@ class Command(BaseCommand):
         campaign = named_or_numbered(
             Campaign.objects.all(), options["campaign"], "annotation campaign"
         )
-        settings: dict[str, Any] = {
-            "base_url": options["base_url"],
-            "model": options["model"],
-            "concurrency": options["concurrency"],
-        }
-        for key in ("api_key_env", "timeout", "price_per_1k_prompt", "price_per_1k_completion"):
-            if options[key] is not None:
-                settings[key] = options[key]
+        settings = endpoint_settings_from_command(options)
         try:
             job = create_scoring_job(campaign, settings, label=options["evaluator"])
         except (LLMConfigError, ValueError) as error:

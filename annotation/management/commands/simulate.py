@@ -17,7 +17,11 @@ from annotation.imports.problems import ImportFailed
 from evalsite import jobs
 from evalsite.commands import named_or_numbered
 from evalsite.llm.errors import LLMConfigError
-from evalsite.llm.runs import finished_from_command, resume_from_command
+from evalsite.llm.runs import (
+    endpoint_settings_from_command,
+    finished_from_command,
+    resume_from_command,
+)
 from evalsite.models import Job
 from liveeval.models import Campaign, ChatSession
 from liveeval.simulation.job import SIMULATE_JOB, create_simulation_job
@@ -93,14 +97,7 @@ class Command(BaseCommand):
             personas = parse_personas(options["personas"])
         except PersonaError as error:
             raise CommandError(str(error)) from None
-        settings: dict[str, Any] = {
-            "base_url": options["base_url"],
-            "model": options["model"],
-            "concurrency": options["concurrency"],
-        }
-        for key in ("api_key_env", "timeout", "price_per_1k_prompt", "price_per_1k_completion"):
-            if options[key] is not None:
-                settings[key] = options[key]
+        settings = endpoint_settings_from_command(options)
         try:
             job = create_simulation_job(
                 campaign,
