@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client
+from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import timezone
 
@@ -638,6 +638,7 @@ def test_a_running_computation_shows_its_progress(
     assert finished.status_code == 200 and finished["HX-Refresh"] == "true"
 
 
+@override_settings(CHANNEL_LAYERS={"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}})
 def test_a_computation_run_by_another_process_is_polled_not_watched_on_a_socket(
     small: Campaign, coordinator_client: Client
 ) -> None:

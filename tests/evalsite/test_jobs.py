@@ -166,6 +166,13 @@ class TestJobPages:
         assert job.status == Job.Status.DONE and job.result["counted"] == 4
 
 
+# Whether a job's pushes reach the page depends on the channel layer; these cases are about the
+# in-memory one, whatever the suite runs with.
+IN_MEMORY_LAYER = override_settings(
+    CHANNEL_LAYERS={"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+)
+
+
 @pytest.mark.django_db
 class TestHowThePageWatchesAJob:
     """The page watches on the socket when the job's pushes reach it, and polls otherwise."""
@@ -193,6 +200,7 @@ class TestHowThePageWatchesAJob:
         # Polling stands by for when the socket is closed.
         assert "hx-trigger=\"every 2s [this.dataset.socket !== 'open']\"" in html
 
+    @IN_MEMORY_LAYER
     def test_a_job_run_by_another_process_on_the_in_memory_layer_is_polled(
         self, coordinator: User, coordinator_client: Client
     ) -> None:
@@ -200,6 +208,7 @@ class TestHowThePageWatchesAJob:
         assert "ws-connect" not in html
         assert 'hx-trigger="every 2s' in html and "hx-get=" in html
 
+    @IN_MEMORY_LAYER
     def test_a_job_not_yet_claimed_by_a_worker_is_polled(
         self, coordinator: User, coordinator_client: Client
     ) -> None:
