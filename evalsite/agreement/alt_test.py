@@ -159,8 +159,10 @@ def alt_test(
     Humans with fewer than ``min_items`` such items are not tested but remain references for the
     others. The p-values are corrected across the tested humans by Benjamini–Yekutieli at ``q``.
 
-    Returns `AltTestUnavailable` when fewer than two humans scored anything, or no human has
-    ``min_items`` items. Raises ValueError for ``neg_rmse`` on text labels or a bad parameter.
+    Returns `AltTestUnavailable` when fewer than two humans scored anything, when every score
+    (the LLM's and the humans') is one and the same value, which leaves nothing to tell an
+    LLM that judges from one that always says the same, or when no human has ``min_items``
+    items. Raises ValueError for ``neg_rmse`` on text labels or a bad parameter.
     """
     if scoring not in ("accuracy", "neg_rmse"):
         raise ValueError(f"unknown alt-test scoring {scoring!r}; use accuracy or neg_rmse")
@@ -184,6 +186,12 @@ def alt_test(
             f"the alt-test needs at least two human annotators, and {len(active)} scored here"
         )
     llm_scored = ~np.isnan(scores.llm_scores)
+    values = np.unique(np.concatenate([humans[scored], scores.llm_scores[llm_scored]]))
+    if len(values) == 1:
+        return unavailable(
+            "every score, the LLM's and the humans', is the same value, so the alt-test cannot "
+            "tell agreement from a constant"
+        )
     per_item = scored.sum(axis=1)
     tested: list[tuple[str, int, float, float]] = []
     untested: list[UntestedHuman] = []

@@ -336,6 +336,11 @@ def test_it_agrees_with_the_published_algorithm_on_any_small_grid(
     if expected is None:
         assert isinstance(result, AltTestUnavailable)
         return
+    observed = grid[~np.isnan(grid)]
+    if len(np.unique(observed)) == 1:
+        # One value throughout: withheld on purpose (see the constant-scores test below).
+        assert isinstance(result, AltTestUnavailable)
+        return
     winning_rate, advantage, p_values = expected
     result = ran(result)
     assert result.winning_rate == pytest.approx(winning_rate)
@@ -475,6 +480,35 @@ def test_an_llm_that_copies_one_human_passes() -> None:
     assert alt.passed is True
     assert alt.advantage_probability > 0.8
     assert agreement_verdict(alt, alpha).startswith("The LLM can replace a human annotator")
+
+
+def test_a_constant_llm_fails_against_agreeing_humans() -> None:
+    # Always 3: it matches the people only where they say 3, so it must not pass.
+    generator = np.random.default_rng(13)
+    _, humans = agreeing_panel(generator, 80, 5)
+    scores = panel_matrix(humans, np.full(80, 3))
+    alt = ran(alt_test(scores, scoring="neg_rmse", epsilon=0.15))
+    alpha = llm_human_alpha(scores, "ordinal", resamples=300)
+    assert alt.passed is False and alt.winning_rate == 0.0
+    # A constant rater beside people who vary has α at or below chance with each of them.
+    assert alpha.llm_vs_humans.value is not None and alpha.llm_vs_humans.value <= 0.05
+    assert agreement_verdict(alt, alpha).startswith("The LLM cannot replace a human annotator")
+
+
+def test_constant_scores_everywhere_give_no_alt_test_and_no_alpha_and_say_why() -> None:
+    scores = panel_matrix(np.full((40, 3), 4.0), np.full(40, 4))
+
+    alt = alt_test(scores, scoring="neg_rmse")
+    alpha = llm_human_alpha(scores, "ordinal", resamples=100)
+
+    assert isinstance(alt, AltTestUnavailable)
+    assert alt.note == (
+        "every score, the LLM's and the humans', is the same value, so the alt-test cannot "
+        "tell agreement from a constant"
+    )
+    assert alpha.llm_vs_humans.value is None and alpha.llm_vs_humans.note
+    assert alpha.humans_pairwise.value is None and alpha.humans_pairwise.note
+    assert agreement_verdict(alt, alpha).startswith("There is no verdict")
 
 
 def test_its_verdict_says_when_there_is_none() -> None:

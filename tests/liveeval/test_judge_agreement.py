@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
+from django.utils import translation
 
 from evalsite.agreement.clusters import cluster_resample_weights
 from evalsite.agreement.pairwise_alpha import MeanPairAlphaStatistic
 from liveeval.judge_agreement import agreement_between_sources, sources_verdict
 from liveeval.metrics import MEASURES, SessionRow
 from liveeval.results import sources_verdict_sentence
+
+
+@pytest.fixture(autouse=True)
+def in_english() -> Iterator[None]:
+    """The sentences are read in English, whatever language an earlier test left active."""
+    with translation.override("en"):
+        yield
+
 
 JUDGES = ("ann", "bo", "cy")
 Ratings = dict[str, int]
