@@ -1,4 +1,4 @@
-"""The three roles of EvalSite and the checks that guard every view and socket.
+"""The four roles of EvalSite and the checks that guard every view and socket.
 
 Roles are Django groups (created by a data migration). Staff and superusers
 count as coordinators. One person may hold several roles.
@@ -17,7 +17,8 @@ from django.http import HttpRequest, HttpResponse
 JUDGES = "judges"
 ANNOTATORS = "annotators"
 COORDINATORS = "coordinators"
-ROLES = (JUDGES, ANNOTATORS, COORDINATORS)
+PARTICIPANTS = "participants"
+ROLES = (JUDGES, ANNOTATORS, COORDINATORS, PARTICIPANTS)
 
 View = TypeVar("View", bound=Callable[..., HttpResponse])
 
@@ -65,6 +66,7 @@ def role_required(*roles: str) -> Callable[[View], View]:
 judge_required = role_required(JUDGES)
 annotator_required = role_required(ANNOTATORS)
 coordinator_required = role_required(COORDINATORS)
+participant_required = role_required(PARTICIPANTS)
 
 
 def roles_context(request: HttpRequest) -> dict[str, Any]:
@@ -74,4 +76,5 @@ def roles_context(request: HttpRequest) -> dict[str, Any]:
         "is_judge": JUDGES in roles,
         "is_annotator": ANNOTATORS in roles,
         "is_coordinator": COORDINATORS in roles,
+        "is_participant": PARTICIPANTS in roles,
     }

@@ -129,6 +129,7 @@ INSTALLED_APPS = [
     "evalsite",
     "liveeval",
     "annotation",
+    "intent",
 ]
 
 MIDDLEWARE = [

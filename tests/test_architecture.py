@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVED = ("evalsite", "liveeval", "annotation")
+SERVED = ("evalsite", "liveeval", "annotation", "intent")
 MAX_MODULE_LINES = 500
 MAX_VIEW_LINES = 25
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
@@ -120,7 +120,11 @@ def test_no_module_mixes_http_and_numerical_libraries() -> None:
 
 @pytest.mark.parametrize(
     ("package", "forbidden"),
-    [("evalsite", {"liveeval", "annotation"}), ("liveeval", {"annotation"})],
+    [
+        ("evalsite", {"liveeval", "annotation", "intent"}),
+        ("liveeval", {"annotation", "intent"}),
+        ("intent", {"annotation"}),
+    ],
 )
 def test_dependencies_run_one_way(package: str, forbidden: set[str]) -> None:
     wrong = []
@@ -137,7 +141,8 @@ def test_dependencies_run_one_way(package: str, forbidden: set[str]) -> None:
 def documented_modules() -> set[str]:
     return set(
         re.findall(
-            r"`((?:evalsite|liveeval|annotation|static)/[\w/.-]+\.(?:py|js))`", section("Modules")
+            r"`((?:evalsite|liveeval|annotation|intent|static)/[\w/.-]+\.(?:py|js))`",
+            section("Modules"),
         )
     )
 
@@ -172,7 +177,7 @@ def test_the_documents_name_no_module_that_is_gone() -> None:
     gone = []
     for document in sorted((ROOT / "docs").glob("*.md")):
         named = re.findall(
-            r"`((?:evalsite|liveeval|annotation|testing)/[\w/]+\.py)",
+            r"`((?:evalsite|liveeval|annotation|intent|testing)/[\w/]+\.py)",
             document.read_text(encoding="utf-8"),
         )
         gone += [f"{document.name}: {path}" for path in named if not (ROOT / path).is_file()]
