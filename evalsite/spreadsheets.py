@@ -42,6 +42,8 @@ class BarChartSpec:
     values: Sequence[str]
     y_title: str = ""
     anchor: str | None = None
+    # Stacked bars show one row's columns as parts of a whole, such as a confusion matrix row.
+    stacked: bool = False
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,9 @@ def _native_chart(
         bar = BarChart()
         bar.title = spec.title
         bar.y_axis.title = spec.y_title
+        if spec.stacked:
+            bar.grouping = "stacked"
+            bar.overlap = 100
         for name in spec.values:
             column = _column(header, name, spec.title)
             data = Reference(worksheet, min_col=column, min_row=1, max_row=last)

@@ -19,5 +19,6 @@ urlpatterns = [
     path("live/", include("liveeval.urls")),
     path("api/booking/", include("liveeval.api_urls")),
     path("annotation/", include("annotation.urls")),
+    path("intent/", include("intent.urls")),
     path("admin/", admin.site.urls),
 ]

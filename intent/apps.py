@@ -8,3 +8,12 @@ class IntentConfig(AppConfig):
     name = "intent"
     verbose_name = _("Intent classification")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # The app's parts of the home page and its demo data.
+        from evalsite.demo import register as register_demo
+        from intent.demo import seed as seed_demo
+        from intent.home import register_home_parts
+
+        register_home_parts()
+        register_demo(seed_demo)

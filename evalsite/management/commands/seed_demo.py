@@ -18,6 +18,8 @@ DEMO_USERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("annotator2", (roles.ANNOTATORS,)),
     ("annotator3", (roles.ANNOTATORS,)),
     ("both", (roles.JUDGES, roles.ANNOTATORS)),
+    ("team1", (roles.PARTICIPANTS,)),
+    ("team2", (roles.PARTICIPANTS,)),
 )
 
 

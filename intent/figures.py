@@ -1,0 +1,57 @@
+"""The confusion matrix as an SVG heatmap: gold classes down, predicted classes across."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+
+from evalsite.charts import Box, Figure, Text
+from intent.scoring import IntentScores
+
+CELL = 18
+LABEL_WIDTH = 92
+TOP = 96
+
+
+def _fill(share: float) -> str:
+    """White for none of a gold class's utterances, deep blue for all of them."""
+    level = round(255 - 200 * share)
+    return f"rgb({level},{min(255, level + 20)},255)"
+
+
+def confusion_heatmap(scores: IntentScores) -> Figure:
+    labels = scores.labels
+    size = len(labels)
+    figure = Figure(
+        dom_id="confusion",
+        kind="heatmap",
+        title=_("Confusion matrix"),
+        description=_(
+            "Rows are the gold classes and columns the predicted ones; the shade is the share "
+            "of the row's utterances."
+        ),
+        width=LABEL_WIDTH + CELL * size + 8,
+        height=TOP + CELL * size + 8,
+    )
+    for i, label in enumerate(labels):
+        y = TOP + i * CELL
+        x = LABEL_WIDTH + i * CELL
+        figure.texts.append(Text(LABEL_WIDTH - 4, y + CELL * 0.7, label, anchor="end"))
+        figure.texts.append(Text(x + CELL * 0.7, TOP - 4, label, anchor="start", vertical=True))
+    for g, row in enumerate(scores.confusion):
+        support = max(1, scores.per_class[g].support)
+        for p, count in enumerate(row):
+            if not count:
+                continue
+            figure.boxes.append(
+                Box(
+                    LABEL_WIDTH + p * CELL,
+                    TOP + g * CELL,
+                    CELL - 1,
+                    CELL - 1,
+                    "cell",
+                    _fill(count / support),
+                    _("%(gold)s predicted as %(pred)s: %(count)d")
+                    % {"gold": labels[g], "pred": labels[p], "count": count},
+                )
+            )
+    return figure

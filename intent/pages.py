@@ -1,0 +1,70 @@
+"""What the intent pages show: a track for a coordinator or a team, scores, a leaderboard."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from intent import datasets, evaluation, standings, submissions
+from intent.figures import confusion_heatmap
+from intent.forms import SplitUploadForm, SubmissionForm, TeamForm
+from intent.models import Submission, Team, Track
+
+
+def track_context(track: Track, team: Team | None, is_coordinator: bool) -> dict[str, Any]:
+    context: dict[str, Any] = {
+        "track": track,
+        "team": team,
+        "is_track_coordinator": is_coordinator,
+        "counts": datasets.split_counts(track),
+        "part": evaluation.leaderboard_part(track),
+    }
+    if is_coordinator:
+        context["upload_form"] = SplitUploadForm()
+        context["team_form"] = TeamForm(track=track)
+        context["teams"] = track.teams.prefetch_related("members")
+    if team is not None:
+        context["submission_form"] = SubmissionForm()
+        context["quota_left"] = submissions.quota_left(team)
+        context["submissions"] = team.submissions.all()[:50]
+    return context
+
+
+def part_label(part: str) -> str:
+    return _("public part") if part == "public" else _("private part")
+
+
+def submission_context(submission: Submission) -> dict[str, Any]:
+    track = submission.team.track
+    part = evaluation.leaderboard_part(track)
+    scored = evaluation.part_scores(evaluation.gold_part(track, part), submission.predictions)
+    context: dict[str, Any] = {
+        "submission": submission,
+        "track": track,
+        "part_label": part_label(part),
+        "scored": scored,
+    }
+    if scored is not None:
+        context["heatmap"] = confusion_heatmap(scored.scores)
+    return context
+
+
+def leaderboard_context(track: Track) -> dict[str, Any]:
+    return {
+        "track": track,
+        "part_label": part_label(evaluation.leaderboard_part(track)),
+        "standings": standings.standings(track),
+    }
+
+
+def scored_for_export(submission: Submission) -> evaluation.PartScores | None:
+    track = submission.team.track
+    part = evaluation.leaderboard_part(track)
+    return evaluation.part_scores(evaluation.gold_part(track, part), submission.predictions)
+
+
+def test_inputs(track: Track) -> dict[str, dict[str, str]]:
+    """The test split's queries keyed by id, in the released format without labels."""
+    rows = track.utterances.filter(split="test").order_by("position").values_list("uid", "query")
+    return {uid: {"query": query} for uid, query in rows}
