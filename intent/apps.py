@@ -10,9 +10,11 @@ class IntentConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # The app's parts of the home page and its demo data.
+        # Registers the endpoint job kind with the job runner, in every process, and the app's
+        # parts of the home page and its demo data.
         from evalsite.demo import register as register_demo
         from intent.demo import seed as seed_demo
+        from intent.endpoint import job  # noqa: F401
         from intent.home import register_home_parts
 
         register_home_parts()

@@ -119,3 +119,15 @@ class SubmissionForm(forms.Form):
 
     def clean_file(self) -> UploadedText:
         return _text_of(self.cleaned_data["file"])
+
+
+class EndpointForm(forms.ModelForm[Team]):
+    class Meta:
+        model = Team
+        fields = ["endpoint_url"]
+        help_texts = {
+            "endpoint_url": _(
+                'EvalSite POSTs {"sentencesList": [{"id", "content"}]} and expects '
+                '{"resultsList": [{"id", "result"}]} within 4 seconds per batch.'
+            )
+        }

@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 
 from intent import datasets, evaluation, standings, submissions
 from intent.figures import confusion_heatmap
-from intent.forms import SplitUploadForm, SubmissionForm, TeamForm
+from intent.forms import EndpointForm, SplitUploadForm, SubmissionForm, TeamForm
 from intent.models import Submission, Team, Track
 
 
@@ -26,6 +26,7 @@ def track_context(track: Track, team: Team | None, is_coordinator: bool) -> dict
         context["teams"] = track.teams.prefetch_related("members")
     if team is not None:
         context["submission_form"] = SubmissionForm()
+        context["endpoint_form"] = EndpointForm(instance=team)
         context["quota_left"] = submissions.quota_left(team)
         context["submissions"] = team.submissions.all()[:50]
     return context

@@ -17,6 +17,11 @@ from intent.models import Submission, Team, Utterance
 class QuotaExceeded(Exception):
     """The team has used its submissions for today."""
 
+    def __init__(self, quota: int) -> None:
+        super().__init__(
+            _("Your team has used its %(quota)d submissions for today.") % {"quota": quota}
+        )
+
 
 def used_today(team: Team) -> int:
     midnight = timezone.make_aware(datetime.combine(timezone.localdate(), time.min))
@@ -45,10 +50,7 @@ def record_scores(submission: Submission) -> None:
 def submit_file(team: Team, user: Any, text: str, filename: str) -> Submission:
     """Check ``text`` and store it as a scored submission; `IntentFileError` names problems."""
     if quota_left(team) < 1:
-        raise QuotaExceeded(
-            _("Your team has used its %(quota)d submissions for today.")
-            % {"quota": team.track.daily_quota}
-        )
+        raise QuotaExceeded(team.track.daily_quota)
     gold = test_utterances(team)
     predictions = read_predictions(text, filename)
     labels = team.track.label_tuple

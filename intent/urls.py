@@ -14,6 +14,7 @@ urlpatterns = [
     path("<int:track_id>/teams/", views.add_team, name="add_team"),
     path("<int:track_id>/phase/", views.set_phase, name="phase"),
     path("<int:track_id>/submit/", views.submit, name="submit"),
+    path("<int:track_id>/endpoint/", views.endpoint, name="endpoint"),
     path("<int:track_id>/leaderboard/", views.leaderboard, name="leaderboard"),
     path("<int:track_id>/test.json", views.test_inputs, name="test_inputs"),
     path("submissions/<int:submission_id>/", views.submission_detail, name="submission"),

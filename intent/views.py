@@ -10,10 +10,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from evalsite import roles
+from evalsite import jobs, roles
 from intent import access, datasets, exports, pages, submissions
+from intent.endpoint.job import start_endpoint_run
 from intent.files import IntentFileError
-from intent.forms import SplitUploadForm, SubmissionForm, TeamForm, TrackForm
+from intent.forms import EndpointForm, SplitUploadForm, SubmissionForm, TeamForm, TrackForm
 from intent.models import Track
 
 
@@ -107,6 +108,27 @@ def submit(request: HttpRequest, track_id: int) -> HttpResponse:
         summary = error.summary if isinstance(error, IntentFileError) else str(error)
         messages.error(request, _("The submission was not accepted.") + "\n" + summary)
         return redirect(team.track)
+    return redirect(submission)
+
+
+@roles.participant_required
+@require_POST
+def endpoint(request: HttpRequest, track_id: int) -> HttpResponse:
+    team = access.own_team(request.user, track_id)
+    form = EndpointForm(request.POST, instance=team)
+    if not form.is_valid():
+        messages.error(request, " ".join(str(e) for e in form.errors.get("endpoint_url", [])))
+        return redirect(team.track)
+    form.save()
+    if "run" not in request.POST or not team.endpoint_url:
+        messages.success(request, _("Endpoint saved."))
+        return redirect(team.track)
+    try:
+        submission, job = start_endpoint_run(team, request.user)
+    except submissions.QuotaExceeded as error:
+        messages.error(request, str(error))
+        return redirect(team.track)
+    jobs.start(job)
     return redirect(submission)
 
 

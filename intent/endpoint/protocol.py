@@ -1,0 +1,103 @@
+"""The SMP2018 Task 1 endpoint protocol: batches of sentences out, results in.
+
+EvalSite POSTs ``{"sentencesList": [{"id": …, "content": …}]}`` and expects
+``{"resultsList": [{"id": …, "result": LABEL}]}``. Each batch mixes health-check items in with
+the test utterances: they look like any other item (a sentence of the track's train or dev split
+under its own id), so a server cannot tell them apart, and their answers say
+whether the server answers sensibly at all. Health-check answers are never scored.
+
+A batch with no answer in time, an HTTP error, a body that is not JSON or no ``resultsList``
+fails as a whole: its test items count as wrong, and the batch is listed. Within a good
+answer, an item left out or answered with a label outside the track's label set counts as
+wrong too.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+DEFAULT_BATCH_SIZE = 50
+DEFAULT_TIMEOUT = 4.0
+HEALTH_CHECKS_PER_BATCH = 2
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    content: str
+    # The expected label of a health-check item; None for a test utterance.
+    health_label: str | None = None
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """What one batch brought back: labels by id, or the reason it failed."""
+
+    answers: dict[str, str]
+    failure: str | None = None
+
+
+def plan_batches(
+    tests: Sequence[tuple[str, str]],
+    health: Sequence[tuple[str, str, str]],
+    *,
+    batch_size: int,
+    seed: int,
+) -> list[list[Item]]:
+    """Test items (id, content) in batches, each with health checks (id, content, label) mixed in.
+
+    Health checks are train or dev utterances under their own ids, which never clash with test
+    ids (an id is in one split of a track only).
+    """
+    generator = random.Random(seed)
+    batches: list[list[Item]] = []
+    for start in range(0, len(tests), batch_size):
+        batch = [Item(uid, content) for uid, content in tests[start : start + batch_size]]
+        checks = generator.sample(list(health), min(HEALTH_CHECKS_PER_BATCH, len(health)))
+        batch += [Item(uid, content, label) for uid, content, label in checks]
+        generator.shuffle(batch)
+        batches.append(batch)
+    return batches
+
+
+def request_body(batch: Sequence[Item]) -> dict[str, Any]:
+    return {"sentencesList": [{"id": item.id, "content": item.content} for item in batch]}
+
+
+def read_answer(body: Any, batch: Sequence[Item], labels: Sequence[str]) -> BatchResult:
+    if not isinstance(body, dict) or not isinstance(body.get("resultsList"), list):
+        return BatchResult({}, "the answer has no resultsList")
+    asked = {item.id for item in batch}
+    known = set(labels)
+    answers: dict[str, str] = {}
+    for entry in body["resultsList"]:
+        if not isinstance(entry, dict):
+            continue
+        uid, result = str(entry.get("id", "")), entry.get("result")
+        if uid in asked and isinstance(result, str) and result in known:
+            answers.setdefault(uid, result)
+    return BatchResult(answers)
+
+
+def send(
+    client: httpx.Client, url: str, batch: Sequence[Item], labels: Sequence[str], timeout: float
+) -> BatchResult:
+    """POST one batch and read its answer; never raises for what the server does."""
+    try:
+        response = client.post(url, json=request_body(batch), timeout=timeout)
+    except httpx.TimeoutException:
+        return BatchResult({}, f"no answer within {timeout:g} s")
+    except httpx.HTTPError as error:
+        return BatchResult({}, f"the request failed: {type(error).__name__}")
+    if response.status_code != 200:
+        return BatchResult({}, f"HTTP {response.status_code}")
+    try:
+        body = response.json()
+    except ValueError:
+        return BatchResult({}, "the answer is not JSON")
+    return read_answer(body, batch, labels)
