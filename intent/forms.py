@@ -122,12 +122,16 @@ class SubmissionForm(forms.Form):
 
 
 class EndpointForm(forms.ModelForm[Team]):
+    endpoint_url = forms.URLField(
+        label=_("Endpoint URL"),
+        required=False,
+        assume_scheme="http",
+        help_text=_(
+            'EvalSite POSTs {"sentencesList": [{"id", "content"}]} and expects '
+            '{"resultsList": [{"id", "result"}]} within 4 seconds per batch.'
+        ),
+    )
+
     class Meta:
         model = Team
         fields = ["endpoint_url"]
-        help_texts = {
-            "endpoint_url": _(
-                'EvalSite POSTs {"sentencesList": [{"id", "content"}]} and expects '
-                '{"resultsList": [{"id", "result"}]} within 4 seconds per batch.'
-            )
-        }

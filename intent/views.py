@@ -18,6 +18,13 @@ from intent.forms import EndpointForm, SplitUploadForm, SubmissionForm, TeamForm
 from intent.models import Track
 
 
+def _refused(request: HttpRequest, heading: str, summary: str) -> None:
+    """One message per problem, so that each line stays readable."""
+    messages.error(request, heading)
+    for line in summary.splitlines():
+        messages.error(request, line)
+
+
 @login_required
 def track_list(request: HttpRequest) -> HttpResponse:
     if roles.has_role(request.user, roles.COORDINATORS):
@@ -60,7 +67,7 @@ def upload_split(request: HttpRequest, track_id: int) -> HttpResponse:
             )
             messages.success(request, _("%(count)d utterances stored.") % {"count": count})
         except IntentFileError as error:
-            messages.error(request, _("Nothing was stored.") + "\n" + error.summary)
+            _refused(request, _("Nothing was stored."), error.summary)
     else:
         messages.error(request, " ".join(str(e) for e in form.errors.get("file", [])))
     return redirect(track)
@@ -106,7 +113,7 @@ def submit(request: HttpRequest, track_id: int) -> HttpResponse:
         submission = submissions.submit_file(team, request.user, upload.text, upload.name)
     except (IntentFileError, submissions.QuotaExceeded) as error:
         summary = error.summary if isinstance(error, IntentFileError) else str(error)
-        messages.error(request, _("The submission was not accepted.") + "\n" + summary)
+        _refused(request, _("The submission was not accepted."), summary)
         return redirect(team.track)
     return redirect(submission)
 
