@@ -1,0 +1,86 @@
+"""Intent utterances sent to annotation, and how people's labels agree with each other and gold."""
+
+from __future__ import annotations
+
+import json
+
+import krippendorff
+import numpy as np
+import pytest
+
+from annotation.from_intent.agreement import intent_agreement
+from annotation.from_intent.utterances import external_id, send_utterances
+from annotation.models import Assignment, Campaign, Dimension, Response, Transcript
+from evalsite import roles
+from intent import datasets
+from intent.models import Track
+from tests.conftest import make_user
+
+LABELS = ["weather", "chat", "music"]
+# Gold: weather chat music weather chat music
+DEV = {str(i): {"query": f"句子{i}", "label": LABELS[i % 3]} for i in range(6)}
+
+
+@pytest.fixture
+def track(db: None) -> Track:
+    track = Track.objects.create(name="Intent agreement", labels=LABELS)
+    datasets.import_split(track, "dev", json.dumps(DEV, ensure_ascii=False), "dev.json")
+    return track
+
+
+def label(campaign: Campaign, username: str, values: list[int]) -> None:
+    annotator = make_user(username, roles.ANNOTATORS)
+    dimension = Dimension.objects.get(rubric=campaign.rubric, key="intent")
+    for transcript in campaign.transcripts.order_by("position"):
+        position = int(transcript.external_id.rsplit("-", 1)[1])
+        assignment = Assignment.objects.create(
+            campaign=campaign,
+            transcript=transcript,
+            annotator=annotator,
+            status=Assignment.Status.SUBMITTED,
+        )
+        Response.objects.create(
+            assignment=assignment,
+            transcript=transcript,
+            dimension=dimension,
+            value=values[position],
+        )
+
+
+def test_utterances_become_items_with_the_labels_as_a_nominal_question(track: Track) -> None:
+    send_utterances(track, "dev", "Intent labelling")
+    campaign = Campaign.objects.get(name="Intent labelling")
+    question = campaign.rubric.dimensions.get()
+    assert question.level_of_measurement == "nominal"
+    assert [level.label_en for level in question.levels.order_by("value")] == LABELS
+    transcript = Transcript.objects.get(external_id=external_id(track, "4"))
+    assert transcript.turns == [{"role": "user", "text": "句子4"}]
+    # The gold label never travels with the item.
+    assert "chat" not in json.dumps(transcript.metadata) + json.dumps(transcript.turns)
+
+
+def test_alpha_among_annotators_and_each_annotators_f_against_gold(track: Track) -> None:
+    send_utterances(track, "dev", "Intent labelling")
+    campaign = Campaign.objects.get(name="Intent labelling")
+    label(campaign, "ann", [0, 1, 2, 0, 1, 2])  # all right
+    label(campaign, "bob", [0, 1, 2, 0, 1, 1])  # the last music as chat
+    result = intent_agreement(campaign, track)
+    assert result.items == 6
+    matrix = np.array([[0, 1, 2, 0, 1, 2], [0, 1, 2, 0, 1, 1]], dtype=float)
+    assert result.alpha == pytest.approx(
+        krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
+    )
+    scores = {row.annotator: row for row in result.annotators}
+    assert scores["ann"].official_f == pytest.approx(1.0)
+    # bob: P = (1 + 2/3 + 1)/3 = 8/9, R = (1 + 1 + 1/2)/3 = 5/6;  F = 2(8/9)(5/6)/(8/9+5/6) = 80/93
+    assert scores["bob"].official_f == pytest.approx(80 / 93)
+    assert scores["bob"].accuracy == pytest.approx(5 / 6)
+
+
+def test_one_annotator_gives_no_alpha_and_says_why(track: Track) -> None:
+    send_utterances(track, "dev", "Intent labelling")
+    campaign = Campaign.objects.get(name="Intent labelling")
+    label(campaign, "ann", [0, 1, 2, 0, 1, 2])
+    result = intent_agreement(campaign, track)
+    assert result.alpha is None
+    assert result.alpha_note
