@@ -10,11 +10,12 @@ class AnnotationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # Registers the import, report and LLM-scoring job kinds with the job runner, in every
-        # process, so that any worker or `manage.py jobs resume` can continue them; and the
-        # app's parts of the home page and its demo data.
+        # Registers the import, report, LLM-scoring and intent-labelling job kinds with the job
+        # runner, in every process, so that any worker or `manage.py jobs resume` can continue
+        # them; and the app's parts of the home page and its demo data.
         from annotation import jobs  # noqa: F401
         from annotation.demo import seed as seed_demo
+        from annotation.from_intent import llm_labels  # noqa: F401
         from annotation.home import register_home_parts
         from annotation.llm_evaluator import job as llm_job  # noqa: F401
         from annotation.report import job as report_job  # noqa: F401

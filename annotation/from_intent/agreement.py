@@ -1,5 +1,9 @@
 """How people label intents: α among annotators and each annotator's official F against gold.
 
+Each LLM that labelled the utterances (`annotation.from_intent.llm_labels`) is one more
+labeller: its official F against gold, and the alternative annotator test against the people
+(accuracy alignment, the campaign's ε), which says whether it could stand in for one of them.
+
 Answers come from the campaign's intent question; gold labels from the intent track. Each
 annotator is scored on the utterances they labelled, over the gold classes of those utterances.
 """
@@ -11,9 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotation.from_intent.utterances import QUESTION_KEY, external_id
-from annotation.models import Campaign, Response
+from annotation.models import Campaign, LLMScore, Response
 from evalsite.agreement.alpha import krippendorff_alpha
+from evalsite.agreement.alt_test import AltTestUnavailable, alt_test
 from evalsite.agreement.common import StatisticUndefined
+from evalsite.agreement.score_matrix import ScoreMatrix
 from intent.models import Track
 from intent.scoring import score
 
@@ -27,11 +33,25 @@ class AnnotatorF:
 
 
 @dataclass(frozen=True)
+class LLMLabeller:
+    """The LLM as one more labeller: its F against gold, and its alt-test against people."""
+
+    evaluator: str
+    items: int
+    official_f: float
+    accuracy: float
+    alt_test_passed: bool | None
+    winning_rate: float | None
+    alt_test_note: str | None
+
+
+@dataclass(frozen=True)
 class IntentAgreement:
     items: int
     alpha: float | None
     alpha_note: str | None
     annotators: tuple[AnnotatorF, ...]
+    llm: tuple[LLMLabeller, ...] = ()
 
 
 def _answers(campaign: Campaign) -> dict[tuple[str, str], int]:
@@ -66,4 +86,48 @@ def intent_agreement(campaign: Campaign, track: Track) -> IntentAgreement:
         pred = np.array([p for _, p in mine], dtype=np.int64)
         result = score(labels, gold, pred)
         scored.append(AnnotatorF(who, len(mine), result.official_f, result.accuracy))
-    return IntentAgreement(len(items), alpha, note, tuple(scored))
+    llm = tuple(
+        _llm_labeller(campaign, evaluator, labels, gold_of, items, people, matrix)
+        for evaluator in _evaluators(campaign)
+    )
+    return IntentAgreement(len(items), alpha, note, tuple(scored), llm)
+
+
+def _evaluators(campaign: Campaign) -> list[str]:
+    return sorted(
+        set(
+            LLMScore.objects.filter(
+                transcript__campaign=campaign, dimension__key=QUESTION_KEY
+            ).values_list("evaluator", flat=True)
+        )
+    )
+
+
+def _llm_labeller(
+    campaign: Campaign,
+    evaluator: str,
+    labels: tuple[str, ...],
+    gold_of: dict[str, int],
+    items: list[str],
+    people: list[str],
+    humans: np.ndarray,
+) -> LLMLabeller:
+    chosen = dict(
+        LLMScore.objects.filter(
+            transcript__campaign=campaign, dimension__key=QUESTION_KEY, evaluator=evaluator
+        ).values_list("transcript__external_id", "score")
+    )
+    keys = sorted(chosen)
+    result = score(
+        labels,
+        np.array([gold_of[key] for key in keys], dtype=np.int64),
+        np.array([int(chosen[key]) for key in keys], dtype=np.int64),
+    )
+    llm_row = np.array([chosen.get(item, np.nan) for item in items], dtype=np.float64)
+    matrix = ScoreMatrix(tuple(items), tuple(people), humans, llm_row, categories=labels)
+    found = alt_test(matrix, scoring="accuracy", epsilon=campaign.alt_test_epsilon)
+    if isinstance(found, AltTestUnavailable):
+        passed, rate, note = None, None, found.note
+    else:
+        passed, rate, note = found.passed, found.winning_rate, None
+    return LLMLabeller(evaluator, len(keys), result.official_f, result.accuracy, passed, rate, note)

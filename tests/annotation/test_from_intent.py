@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import krippendorff
 import numpy as np
 import pytest
 
 from annotation.from_intent.agreement import intent_agreement
+from annotation.from_intent.llm_labels import create_label_job
 from annotation.from_intent.utterances import external_id, send_utterances
-from annotation.models import Assignment, Campaign, Dimension, Response, Transcript
-from evalsite import roles
+from annotation.models import Assignment, Campaign, Dimension, LLMScore, Response, Transcript
+from evalsite import jobs, roles
+from evalsite.models import Job
 from intent import datasets
 from intent.models import Track
 from tests.conftest import make_user
+from tests.fake_openai import Answer, FakeOpenAI, fake_openai_server, reply  # noqa: F401
 
 LABELS = ["weather", "chat", "music"]
 # Gold: weather chat music weather chat music
@@ -84,3 +88,47 @@ def test_one_annotator_gives_no_alpha_and_says_why(track: Track) -> None:
     result = intent_agreement(campaign, track)
     assert result.alpha is None
     assert result.alpha_note
+
+
+# The LLM as one more labeller ---------------------------------------------------------------
+
+
+def answer_right(body: dict[str, Any]) -> Answer:
+    """Labels by the utterance's number, as the gold labels are: 句子i is LABELS[i % 3]."""
+    number = int(body["messages"][1]["content"].removeprefix("句子"))
+    return reply(json.dumps({"label": LABELS[number % 3]}))
+
+
+def test_the_llm_labels_in_chinese_is_cached_and_scored_against_gold(
+    track: Track, fake_openai: FakeOpenAI
+) -> None:
+    send_utterances(track, "dev", "Intent labelling")
+    campaign = Campaign.objects.get(name="Intent labelling")
+    label(campaign, "ann", [0, 1, 2, 0, 1, 2])
+    label(campaign, "bob", [0, 1, 2, 0, 1, 1])
+    # One malformed answer first: the client asks again once, then it is right.
+    fake_openai.script(reply("weather"), *[answer_right] * 6)
+    settings = {"base_url": fake_openai.base_url, "model": fake_openai.model, "concurrency": 1}
+    job = jobs.run(create_label_job(campaign, settings))
+    assert job.status == Job.Status.DONE, job.errors
+    assert job.result["labelled"] == 6
+    prompt = fake_openai.requests[0]["messages"][0]["content"]
+    assert "只能从以下标签中选一个：weather, chat, music" in prompt
+
+    result = intent_agreement(campaign, track)
+    (llm,) = result.llm
+    assert llm.evaluator == f"{fake_openai.model}@intent-label-v1"
+    assert (llm.items, llm.official_f, llm.accuracy) == (6, pytest.approx(1.0), 1.0)
+    # Six items are too few for the alt-test, and it says so.
+    assert llm.alt_test_passed is None and llm.alt_test_note
+
+    # Asked again, every valid answer comes from the cache: only the request whose answer was
+    # malformed is sent again.
+    LLMScore.objects.all().delete()
+    fake_openai.script(answer_right)
+    again = jobs.run(create_label_job(campaign, settings))
+    assert again.result["labelled"] == 6
+    assert len(fake_openai.requests) == 8
+    # A run over utterances already labelled (as a resumed job finds them) asks nothing.
+    assert jobs.run(create_label_job(campaign, settings)).result["labelled"] == 6
+    assert len(fake_openai.requests) == 8
