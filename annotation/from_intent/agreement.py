@@ -5,7 +5,8 @@ labeller: its official F against gold, and the alternative annotator test agains
 (accuracy alignment, the campaign's ε), which says whether it could stand in for one of them.
 
 Answers come from the campaign's intent question; gold labels from the intent track. Each
-annotator is scored on the utterances they labelled, over the gold classes of those utterances.
+annotator is scored on the utterances with gold that they labelled (user turns of live
+dialogues have none), over the gold classes of those utterances; α uses every item.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ class LLMLabeller:
 
     evaluator: str
     items: int
-    official_f: float
-    accuracy: float
+    official_f: float | None
+    accuracy: float | None
     alt_test_passed: bool | None
     winning_rate: float | None
     alt_test_note: str | None
@@ -81,7 +82,13 @@ def intent_agreement(campaign: Campaign, track: Track) -> IntentAgreement:
         note = str(error)
     scored = []
     for who in people:
-        mine = [(gold_of[item], value) for (item, w), value in answers.items() if w == who]
+        mine = [
+            (gold_of[item], value)
+            for (item, w), value in answers.items()
+            if w == who and item in gold_of
+        ]
+        if not mine:
+            continue
         gold = np.array([g for g, _ in mine], dtype=np.int64)
         pred = np.array([p for _, p in mine], dtype=np.int64)
         result = score(labels, gold, pred)
@@ -117,11 +124,15 @@ def _llm_labeller(
             transcript__campaign=campaign, dimension__key=QUESTION_KEY, evaluator=evaluator
         ).values_list("transcript__external_id", "score")
     )
-    keys = sorted(chosen)
-    result = score(
-        labels,
-        np.array([gold_of[key] for key in keys], dtype=np.int64),
-        np.array([int(chosen[key]) for key in keys], dtype=np.int64),
+    keys = sorted(key for key in chosen if key in gold_of)
+    result = (
+        score(
+            labels,
+            np.array([gold_of[key] for key in keys], dtype=np.int64),
+            np.array([int(chosen[key]) for key in keys], dtype=np.int64),
+        )
+        if keys
+        else None
     )
     llm_row = np.array([chosen.get(item, np.nan) for item in items], dtype=np.float64)
     matrix = ScoreMatrix(tuple(items), tuple(people), humans, llm_row, categories=labels)
@@ -130,4 +141,6 @@ def _llm_labeller(
         passed, rate, note = None, None, found.note
     else:
         passed, rate, note = found.passed, found.winning_rate, None
-    return LLMLabeller(evaluator, len(keys), result.official_f, result.accuracy, passed, rate, note)
+    official_f = result.official_f if result is not None else None
+    accuracy = result.accuracy if result is not None else None
+    return LLMLabeller(evaluator, len(keys), official_f, accuracy, passed, rate, note)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from typing import Any
 
@@ -12,11 +13,14 @@ import pytest
 from annotation.from_intent.agreement import intent_agreement
 from annotation.from_intent.llm_labels import create_label_job
 from annotation.from_intent.utterances import external_id, send_utterances
+from annotation.from_live.intent_turns import send_user_turns
 from annotation.models import Assignment, Campaign, Dimension, LLMScore, Response, Transcript
 from evalsite import jobs, roles
 from evalsite.models import Job
 from intent import datasets
 from intent.models import Track
+from liveeval.models import Campaign as LiveCampaign
+from liveeval.models import ChatSession, DialogueSystem, Message
 from tests.conftest import make_user
 from tests.fake_openai import Answer, FakeOpenAI, fake_openai_server, reply  # noqa: F401
 
@@ -35,8 +39,9 @@ def track(db: None) -> Track:
 def label(campaign: Campaign, username: str, values: list[int]) -> None:
     annotator = make_user(username, roles.ANNOTATORS)
     dimension = Dimension.objects.get(rubric=campaign.rubric, key="intent")
-    for transcript in campaign.transcripts.order_by("position"):
-        position = int(transcript.external_id.rsplit("-", 1)[1])
+    for number, transcript in enumerate(campaign.transcripts.order_by("position")):
+        suffix = transcript.external_id.rsplit("-", 1)[1]
+        position = int(suffix) if transcript.external_id.startswith("intent-") else number
         assignment = Assignment.objects.create(
             campaign=campaign,
             transcript=transcript,
@@ -132,3 +137,26 @@ def test_the_llm_labels_in_chinese_is_cached_and_scored_against_gold(
     # A run over utterances already labelled (as a resumed job finds them) asks nothing.
     assert jobs.run(create_label_job(campaign, settings)).result["labelled"] == 6
     assert len(fake_openai.requests) == 8
+
+
+def test_user_turns_of_live_dialogues_are_sent_without_gold(track: Track) -> None:
+    system = DialogueSystem.objects.create(slug="s", name="S", alias="A", kind="builtin")
+    live = LiveCampaign.objects.create(name="Live", today=dt.date(2026, 12, 1))
+    ended = ChatSession.objects.create(
+        system=system, kind="judged", campaign=live, status="ended", today=live.today
+    )
+    ChatSession.objects.create(
+        system=system, kind="judged", campaign=live, status="open", today=live.today
+    )
+    for position, (role, text) in enumerate(
+        [("user", "明天北京天气怎么样"), ("system", "晴"), ("user", "放首歌")]
+    ):
+        Message.objects.create(session=ended, position=position, role=role, text=text)
+    send_user_turns(live, track, "Live intents")
+    campaign = Campaign.objects.get(name="Live intents")
+    texts = [t.turns[0]["text"] for t in campaign.transcripts.order_by("position")]
+    assert texts == ["明天北京天气怎么样", "放首歌"]
+    label(campaign, "ann", [0, 0, 0, 0, 0, 0])
+    result = intent_agreement(campaign, track)
+    # Labelled, but no gold to score against.
+    assert result.items == 2 and result.annotators == ()
