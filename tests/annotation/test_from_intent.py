@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from io import StringIO
 from typing import Any
 
 import krippendorff
 import numpy as np
 import pytest
+from django.core.management import call_command
 
 from annotation.from_intent.agreement import intent_agreement
 from annotation.from_intent.llm_labels import create_label_job
@@ -160,3 +162,19 @@ def test_user_turns_of_live_dialogues_are_sent_without_gold(track: Track) -> Non
     result = intent_agreement(campaign, track)
     # Labelled, but no gold to score against.
     assert result.items == 2 and result.annotators == ()
+
+
+def test_the_commands_send_utterances_and_print_the_agreement(track: Track) -> None:
+    out = StringIO()
+    call_command(
+        "send_intent_utterances", track.name, "Intent labelling", "--split", "dev", stdout=out
+    )
+    assert "6 utterances added" in out.getvalue()
+    label(Campaign.objects.get(name="Intent labelling"), "ann", [0, 1, 2, 0, 1, 2])
+    out = StringIO()
+    call_command("intent_agreement", "Intent labelling", str(track.pk), stdout=out)
+    result = json.loads(out.getvalue())
+    assert result["items"] == 6
+    assert result["annotators"] == [
+        {"annotator": "ann", "items": 6, "official_f": 1.0, "accuracy": 1.0}
+    ]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn import metrics
 
 from intent.scoring import score
@@ -106,3 +108,30 @@ def test_it_agrees_with_scikit_learn_on_random_labels() -> None:
     assert scores.confusion == tuple(
         map(tuple, metrics.confusion_matrix(gold, pred, labels=list(range(31))).tolist())
     )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(2, 6).flatmap(
+        lambda k: st.tuples(
+            st.just(k),
+            st.lists(st.tuples(st.integers(0, k - 1), st.integers(0, k - 1)), min_size=1),
+        )
+    )
+)
+def test_it_matches_scikit_learn_over_the_gold_classes(
+    case: tuple[int, list[tuple[int, int]]],
+) -> None:
+    k, pairs = case
+    gold = np.array([g for g, _ in pairs], dtype=np.int64)
+    pred = np.array([p for _, p in pairs], dtype=np.int64)
+    scores = score(tuple(f"c{i}" for i in range(k)), gold, pred)
+    present = sorted(set(gold.tolist()))
+    kwargs = {"labels": present, "average": "macro", "zero_division": 0}
+    p = metrics.precision_score(gold, pred, **kwargs)
+    r = metrics.recall_score(gold, pred, **kwargs)
+    assert scores.macro_precision == pytest.approx(p)
+    assert scores.macro_recall == pytest.approx(r)
+    assert scores.official_f == pytest.approx(0.0 if p + r == 0 else 2 * p * r / (p + r))
+    assert scores.macro_f1 == pytest.approx(metrics.f1_score(gold, pred, **kwargs))
+    assert scores.accuracy == pytest.approx(metrics.accuracy_score(gold, pred))
