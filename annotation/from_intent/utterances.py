@@ -14,6 +14,7 @@ from annotation.imports.result import ImportResult
 from annotation.imports.rows import import_rows
 from annotation.models import Campaign, Rubric
 from annotation.rubrics import load_rubric
+from intent.labels import GLOSSES
 from intent.models import Track
 
 QUESTION_KEY = "intent"
@@ -46,8 +47,8 @@ def rubric_data(track: Track) -> dict[str, Any]:
                         "value": value,
                         "label_en": label,
                         "label_zh": label,
-                        "description_en": label,
-                        "description_zh": label,
+                        "description_en": GLOSSES.get(label, (label, label))[0],
+                        "description_zh": GLOSSES.get(label, (label, label))[1],
                     }
                     for value, label in enumerate(labels)
                 ],

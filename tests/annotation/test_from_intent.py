@@ -63,7 +63,9 @@ def test_utterances_become_items_with_the_labels_as_a_nominal_question(track: Tr
     campaign = Campaign.objects.get(name="Intent labelling")
     question = campaign.rubric.dimensions.get()
     assert question.level_of_measurement == "nominal"
-    assert [level.label_en for level in question.levels.order_by("value")] == LABELS
+    levels = list(question.levels.order_by("value"))
+    assert [level.label_en for level in levels] == LABELS
+    assert levels[0].description_zh == "天气预报"
     transcript = Transcript.objects.get(external_id=external_id(track, "4"))
     assert transcript.turns == [{"role": "user", "text": "句子4"}]
     # The gold label never travels with the item.

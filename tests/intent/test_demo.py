@@ -11,13 +11,13 @@ from django.urls import reverse
 from evalsite import roles
 from intent.demo import DEMO_TRACK, seed
 from intent.demo_utterances import PHRASES, utterances
-from intent.labels import SMP_LABELS
+from intent.labels import GLOSSES, SMP_LABELS
 from intent.models import Submission, Track
 from tests.conftest import logged_in, make_user
 
 
 def test_the_synthetic_dataset_covers_every_class_and_is_seeded() -> None:
-    assert set(PHRASES) == set(SMP_LABELS)
+    assert set(PHRASES) == set(SMP_LABELS) == set(GLOSSES)
     rows = utterances(2, seed=5)
     assert len(rows) == 62
     assert {row.label for row in rows} == set(SMP_LABELS)
