@@ -18,6 +18,7 @@ urlpatterns = [
     path("live/simulate/", include("liveeval.simulation.urls")),
     path("live/", include("liveeval.urls")),
     path("api/booking/", include("liveeval.api_urls")),
+    path("annotation/intent/", include("annotation.from_intent.urls")),
     path("annotation/", include("annotation.urls")),
     path("intent/", include("intent.urls")),
     path("admin/", admin.site.urls),

@@ -79,3 +79,12 @@ def send_utterances(track: Track, split: str, campaign_name: str) -> ImportResul
         .values_list("uid", "query")
     ]
     return import_rows(campaign_name, rows, source=f"intent track {track.name}")
+
+
+def track_of(campaign: Campaign) -> Track | None:
+    """The intent track whose labels a campaign's question holds, or None for other campaigns."""
+    prefix = "intent-track-"
+    key = campaign.rubric.key
+    if not key.startswith(prefix) or not key[len(prefix) :].isdigit():
+        return None
+    return Track.objects.filter(pk=int(key[len(prefix) :])).first()

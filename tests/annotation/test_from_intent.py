@@ -10,7 +10,10 @@ from typing import Any
 import krippendorff
 import numpy as np
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.urls import reverse
+from django.utils import translation
 
 from annotation.from_intent.agreement import intent_agreement
 from annotation.from_intent.llm_labels import create_label_job
@@ -23,7 +26,7 @@ from intent import datasets
 from intent.models import Track
 from liveeval.models import Campaign as LiveCampaign
 from liveeval.models import ChatSession, DialogueSystem, Message
-from tests.conftest import make_user
+from tests.conftest import logged_in, make_user
 from tests.fake_openai import Answer, FakeOpenAI, fake_openai_server, reply  # noqa: F401
 
 LABELS = ["weather", "chat", "music"]
@@ -180,3 +183,24 @@ def test_the_commands_send_utterances_and_print_the_agreement(track: Track) -> N
     assert result["annotators"] == [
         {"annotator": "ann", "items": 6, "official_f": 1.0, "accuracy": 1.0}
     ]
+
+
+def test_a_coordinator_sends_utterances_and_reads_the_agreement_page(
+    track: Track, coordinator: User, annotator: User
+) -> None:
+    client = logged_in(coordinator)
+    response = client.post(
+        reverse("from_intent:send", args=[track.pk]), {"split": "dev", "campaign": "Web labels"}
+    )
+    campaign = Campaign.objects.get(name="Web labels")
+    assert response.status_code == 302
+    label(campaign, "ann", [0, 1, 2, 0, 1, 2])
+    label(campaign, "bob", [0, 1, 2, 0, 1, 1])
+    with translation.override("en"):
+        page = client.get(reverse("from_intent:agreement", args=[campaign.pk])).content.decode()
+    assert 'id="alpha"' in page and "<strong>" in page
+    assert "0.8602" in page  # bob's official F, 80/93
+    assert (
+        logged_in(annotator).get(reverse("from_intent:agreement", args=[campaign.pk])).status_code
+        == 403
+    )
