@@ -45,6 +45,14 @@ CALIBRATION_HEADER = (
     "collapsed",
     "note",
 )
+CONFUSION_HEADER = (
+    "version",
+    "dimension",
+    "human_consensus",
+    "llm_score",
+    "items",
+    "off_by_one_band",
+)
 HELD_OUT_HEADER = (
     "version",
     "dimension",
@@ -121,6 +129,14 @@ def calibration_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
                 ]
 
 
+def confusion_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
+    """Every version's held-out confusion matrix (raw scores), one row per cell."""
+    for block in alignment_summary(campaign).dimensions:
+        for row, _ in block.versions:
+            for human, llm, count, in_band in row.held_out.confusion.cells():
+                yield [row.version, row.dimension, human, llm, count, in_band]
+
+
 def _bounds(bounds: tuple[float, float] | None) -> list[CellValue]:
     return [None, None] if bounds is None else [bounds[0], bounds[1]]
 
@@ -189,6 +205,11 @@ ALIGNMENT_SHEETS: tuple[tuple[str, str, Callable[[Campaign], Sheet]], ...] = (
         "calibration",
         "Calibration maps",
         lambda c: Sheet("Calibration maps", CALIBRATION_HEADER, calibration_rows(c)),
+    ),
+    (
+        "confusion",
+        "Confusion matrices",
+        lambda c: Sheet("Confusion matrices", CONFUSION_HEADER, confusion_rows(c)),
     ),
     (
         "held-out",

@@ -264,6 +264,9 @@ def test_only_coordinators_and_designated_adjudicators_reach_the_queue(
             response = client_for(user).get(url)
             assert response.status_code == 403 and "biased@v1" not in response.content.decode()
         assert client_for(None).get(url).status_code == 302
+    home = reverse("home")
+    assert urls[0] in client_for(referee).get(home).content.decode()
+    assert urls[0] not in client_for(plain).get(home).content.decode()
     page = client_for(referee).get(urls[1]).content.decode()
     assert RATIONALE in page and 'id="people-scores"' in page
 
@@ -363,6 +366,7 @@ def test_the_exports_hold_versions_adjudications_maps_and_held_out_figures(
         "Versions",
         "Adjudications",
         "Calibration maps",
+        "Confusion matrices",
         "Held-out figures",
     ]
     assert workbook["Adjudications"]["E2"].data_type == "s"
