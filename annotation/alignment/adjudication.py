@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import get_language
+
 from annotation.models import (
     Adjudication,
     AdjudicationReason,
@@ -58,6 +60,10 @@ class Evidence:
     people: tuple[PersonScore, ...]
     machines: tuple[MachineScore, ...]
     decision: Adjudication | None
+
+    @property
+    def dimension_name(self) -> str:
+        return self.dimension.name(get_language() or "")
 
     @property
     def turns(self) -> list[tuple[int, dict[str, Any]]]:
