@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from django.utils.translation import gettext as _
 from scipy.optimize import isotonic_regression
 
 from annotation.alignment.consensus import clip_to_scale
@@ -83,20 +84,20 @@ def fit_calibration(
     fitted = np.interp(points, used, fit)
     step = float(np.diff(points).min()) if len(points) > 1 else 1.0
     calibrated = clip_to_scale(np.interp(llm, used, fit), points[0], points[-1])
-    _, shares = np.unique(calibrated, return_counts=True)
+    shares = np.unique(calibrated, return_counts=True)[1]
     top_share = float(shares.max() / len(calibrated))
     spread = float(fit.max() - fit.min())
     note = None
     if spread < COLLAPSE_RANGE_STEPS * step:
-        note = (
-            f"the map is near-constant: its values span {spread:.2f} of the scale, less than "
+        note = _(
+            "the map is near-constant: its values span %(spread).2f of the scale, less than "
             "one point, so it mostly guesses the average score"
-        )
+        ) % {"spread": spread}
     elif top_share >= COLLAPSE_SHARE:
-        note = (
-            f"the map is near-constant: it sends {top_share:.0%} of the calibration items to "
-            "one point of the scale"
-        )
+        note = _(
+            "the map is near-constant: it sends %(share)d%% of the calibration items to one "
+            "point of the scale"
+        ) % {"share": round(100 * top_share)}
     return CalibrationMap(
         points=tuple(float(point) for point in points),
         fitted=tuple(float(value) for value in fitted),

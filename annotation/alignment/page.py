@@ -144,7 +144,7 @@ class QueueEntry:
 class Queue:
     version: str | None
     versions: tuple[str, ...]
-    overall: tuple[tuple[OverallDisagreement, int, bool], ...]
+    overall: tuple[tuple[OverallDisagreement, int, bool, str], ...]
     dimensions: tuple[tuple[str, tuple[QueueEntry, ...]], ...]
 
 
@@ -160,7 +160,12 @@ def adjudication_queue(campaign: Campaign, version: str | None) -> Queue:
     done = decided(campaign)
     names = _names(campaign)
     overall = tuple(
-        (row, ids[row.item], (row.item, row.widest.dimension) in done)
+        (
+            row,
+            ids[row.item],
+            (row.item, row.widest.dimension) in done,
+            names.get(row.widest.dimension, row.widest.dimension),
+        )
         for row in overall_disagreements(data, version)[:QUEUE_OVERALL]
     )
     blocks = tuple(

@@ -27,6 +27,7 @@ class DimensionVerdict:
     """The best version on one dimension: the figures judged, and what they show."""
 
     dimension: str
+    name: str
     calibrated: bool
     figures: AgreementFigures
     stands_in: bool
@@ -63,12 +64,13 @@ def _stands_in(figures: AgreementFigures) -> bool:
     )
 
 
-def dimension_verdict(row: VersionOnDimension) -> DimensionVerdict:
+def dimension_verdict(row: VersionOnDimension, name: str) -> DimensionVerdict:
     fitted = row.calibration_map
     use_calibrated = fitted is not None and not fitted.collapsed and row.calibrated is not None
     figures = row.calibrated if use_calibrated and row.calibrated is not None else row.held_out
     return DimensionVerdict(
         dimension=row.dimension,
+        name=name,
         calibrated=use_calibrated,
         figures=figures,
         stands_in=_stands_in(figures),
@@ -135,9 +137,11 @@ def replacement_verdict(
             "No evaluator version has scored items of both splits yet, so there is no verdict."
         )
         return ReplacementVerdict(None, epsilon, (), (sentence,))
-    verdicts = tuple(dimension_verdict(row) for row in rows)
-    passing = [names.get(row.dimension, row.dimension) for row in verdicts if row.stands_in]
-    failing = [names.get(row.dimension, row.dimension) for row in verdicts if not row.stands_in]
+    verdicts = tuple(
+        dimension_verdict(row, names.get(row.dimension, row.dimension)) for row in rows
+    )
+    passing = [row.name for row in verdicts if row.stands_in]
+    failing = [row.name for row in verdicts if not row.stands_in]
     values = {"version": version, "epsilon": epsilon}
     if not failing:
         opening = (
@@ -163,8 +167,7 @@ def replacement_verdict(
         ) % {**values, "passing": ", ".join(passing), "failing": ", ".join(failing)}
     sentences = [opening]
     for row in verdicts:
-        name = names.get(row.dimension, row.dimension)
-        gain = _gain_sentence(name, row.calibration_gain, row.collapsed_note)
+        gain = _gain_sentence(row.name, row.calibration_gain, row.collapsed_note)
         if gain is not None:
             sentences.append(gain)
     return ReplacementVerdict(version, epsilon, verdicts, tuple(sentences))

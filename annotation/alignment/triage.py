@@ -30,6 +30,10 @@ class Disagreement:
     spread: float
     humans: tuple[float, ...]
 
+    @property
+    def humans_text(self) -> str:
+        return ", ".join(f"{value:g}" for value in self.humans)
+
 
 @dataclass(frozen=True)
 class OverallDisagreement:
