@@ -7,6 +7,8 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import (
+    Adjudication,
+    AdjudicationReason,
     Assignment,
     Campaign,
     Catalog,
@@ -168,3 +170,16 @@ class CatalogItemAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+
+@admin.register(AdjudicationReason)
+class AdjudicationReasonAdmin(admin.ModelAdmin):
+    list_display = ("label_en", "label_zh", "position")
+    list_editable = ("label_zh", "position")
+
+
+@admin.register(Adjudication)
+class AdjudicationAdmin(admin.ModelAdmin):
+    list_display = ("transcript", "dimension", "score", "reason", "adjudicator", "decided_at")
+    list_filter = ("reason",)
+    raw_id_fields = ("transcript",)

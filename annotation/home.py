@@ -1,4 +1,5 @@
-"""Annotation's parts of the home page: an annotator's open queues, the campaigns."""
+"""Annotation's parts of the home page: an annotator's open queues and adjudication queues,
+the campaigns."""
 
 from __future__ import annotations
 
@@ -32,7 +33,10 @@ def annotator_section(user: Any) -> HomePart:
         .values_list("campaign", "n")
     )
     queues = [{"campaign": campaign, "done": done.get(campaign.pk, 0)} for campaign in campaigns]
-    return HomePart("annotation/_home_annotator.html", {"queues": queues})
+    adjudications = list(Campaign.objects.filter(alignment__adjudicators=user).order_by("name"))
+    return HomePart(
+        "annotation/_home_annotator.html", {"queues": queues, "adjudications": adjudications}
+    )
 
 
 def coordinator_campaigns(user: Any) -> dict[str, Any]:

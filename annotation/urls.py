@@ -1,7 +1,8 @@
 """Every page of the annotation app, under ``annotation/``: one namespace per part.
 
 ``annotation:`` names the campaigns, imports and annotators' pages; the CONCEPT scorecard's
-pages keep their own namespace, ``concept:``, and the LLM evaluator's, ``annotation_llm:``.
+pages keep their own namespace, ``concept:``, the LLM evaluator's, ``annotation_llm:``, and
+judge alignment's, ``annotation_alignment:``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ campaign_patterns = [
 urlpatterns = [
     path("concept/", include("annotation.concept.urls")),
     path("llm/", include("annotation.llm_evaluator.urls")),
+    path("alignment/", include("annotation.alignment.urls")),
     path("report/", include("annotation.report.urls")),
     path("", include((campaign_patterns, "annotation"))),
 ]

@@ -29,11 +29,18 @@ from django.db import transaction
 from django.db.models import Count, Prefetch
 from django.utils import timezone
 
+from annotation.alignment.versions import (
+    FewShotExample,
+    few_shot_examples,
+    record_version,
+    stored_examples,
+)
 from annotation.imports.writer import LLMScoreRow, upsert_llm_scores
 from annotation.llm_evaluator.prompt import (
     PROMPT_VERSION,
     applicable_dimensions,
     evaluation_messages,
+    prompt_template,
 )
 from annotation.llm_evaluator.ranges import IdRanges
 from annotation.llm_evaluator.verdict import Verdict, verdict_reader
@@ -145,10 +152,17 @@ class ScoringRun:
 
 
 async def _score_one(
-    llm: LLMClient, dimensions: Sequence[Dimension], run: ScoringRun, transcript: Transcript
+    llm: LLMClient,
+    dimensions: Sequence[Dimension],
+    examples: Sequence[FewShotExample],
+    run: ScoringRun,
+    transcript: Transcript,
 ) -> None:
     asked = applicable_dimensions(transcript, dimensions)
-    answer = await llm.complete_json(evaluation_messages(transcript, asked), verdict_reader(asked))
+    shown = [example for example in examples if example.transcript.kind == transcript.kind]
+    answer = await llm.complete_json(
+        evaluation_messages(transcript, asked, shown), verdict_reader(asked)
+    )
     await sync_to_async(run.record)(transcript, asked, answer)
 
 
@@ -166,7 +180,8 @@ def _rubric_dimensions(campaign: Campaign) -> list[Dimension]:
 
 @job_kind(SCORE_JOB)
 def score_campaign(context: JobContext) -> dict[str, Any]:
-    """params: campaign (id), evaluator (the stored name), llm (an ``LLMConfig`` mapping)."""
+    """params: campaign (id), evaluator (the stored name), llm (an ``LLMConfig`` mapping),
+    few_shot (optional: the version's examples, ``{"transcript": id, "scores": {...}}``)."""
     campaign = _campaign(context.params["campaign"])
     try:
         config = LLMConfig.from_config(context.params["llm"])
@@ -179,6 +194,7 @@ def score_campaign(context: JobContext) -> dict[str, Any]:
         for transcript in campaign.transcripts.order_by("position", "pk")
         if applicable_dimensions(transcript, dimensions)
     ]
+    examples = stored_examples(list(context.params.get("few_shot", [])))
     run = ScoringRun(context, evaluator, len(transcripts))
     todo = [transcript for transcript in transcripts if transcript.pk not in run.done]
     context.progress(len(run.done), len(transcripts), run.message(), force=True)
@@ -186,7 +202,7 @@ def score_campaign(context: JobContext) -> dict[str, Any]:
         context,
         config,
         todo,
-        lambda llm, transcript: _score_one(llm, dimensions, run, transcript),
+        lambda llm, transcript: _score_one(llm, dimensions, examples, run, transcript),
     )
     return {
         "campaign": campaign.name,
@@ -199,18 +215,41 @@ def score_campaign(context: JobContext) -> dict[str, Any]:
 
 
 def create_scoring_job(
-    campaign: Campaign, llm: dict[str, Any], *, label: str = "", user: Any = None
+    campaign: Campaign,
+    llm: dict[str, Any],
+    *,
+    label: str = "",
+    user: Any = None,
+    few_shot: int = 0,
 ) -> Job:
-    """A scoring job for ``campaign``, not yet started; raises ValueError on bad settings.
+    """A scoring job for ``campaign``, not yet started, recorded as an evaluator version.
 
-    The response cache is always on for scoring, so re-running costs nothing.
+    ``few_shot`` examples come from the campaign's calibration split. Raises ValueError on bad
+    settings, or when the evaluator's name already names a version with other settings. The
+    response cache is always on for scoring, so re-running costs nothing.
     """
     settings = {**llm, "cache": True}
     config = LLMConfig.from_config(settings)
     name = evaluator_name(config.model, label)
+    examples = few_shot_examples(campaign, few_shot)
+    record_version(
+        campaign,
+        name,
+        prompt_template=prompt_template(),
+        prompt_version=PROMPT_VERSION,
+        model=config.model,
+        temperature=config.temperature,
+        seed=config.seed,
+        examples=examples,
+    )
     return jobs.create(
         SCORE_JOB,
-        {"campaign": campaign.pk, "evaluator": name, "llm": settings},
+        {
+            "campaign": campaign.pk,
+            "evaluator": name,
+            "llm": settings,
+            "few_shot": [example.as_json() for example in examples],
+        },
         user=user,
     )
 

@@ -10,8 +10,10 @@ name: change it whenever the wording changes.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from annotation.models import Dimension, Transcript
 from evalsite.language import is_chinese
@@ -39,6 +41,9 @@ class PromptText:
     rationale: str
     score: str
     colon: str
+    examples: str
+    example: str
+    example_scores: str
 
 
 ENGLISH = PromptText(
@@ -66,6 +71,9 @@ ENGLISH = PromptText(
     rationale="your reasoning",
     score="a whole number from {low} to {high}",
     colon=": ",
+    examples="Conversations people have scored, as examples",
+    example="Example",
+    example_scores="People's scores",
 )
 
 CHINESE = PromptText(
@@ -88,6 +96,9 @@ CHINESE = PromptText(
     rationale="你的理由",
     score="{low} 到 {high} 的整数",
     colon="：",
+    examples="人工评分过的对话示例",
+    example="示例",
+    example_scores="人工评分",
 )
 
 
@@ -114,8 +125,10 @@ def _rubric_section(dimensions: Sequence[Dimension], text: PromptText, lang: str
     return lines
 
 
-def _conversation_section(transcript: Transcript, text: PromptText) -> list[str]:
-    lines = ["", f"## {text.conversation}"]
+def _conversation_section(
+    transcript: Transcript, text: PromptText, heading: str | None = None
+) -> list[str]:
+    lines = ["", f"## {text.conversation if heading is None else heading}"]
     if transcript.preferences:
         lines.append(f"{text.preferences}{text.colon}{', '.join(transcript.preferences)}")
     if transcript.accepted and transcript.accepted_items:
@@ -141,13 +154,41 @@ def answer_template(dimensions: Sequence[Dimension], text: PromptText) -> str:
     return "{" + entries + "}"
 
 
-def evaluation_messages(transcript: Transcript, dimensions: Sequence[Dimension]) -> list[Message]:
-    """The request for one transcript: the rubric in its language, the dialogue, the format."""
+class Example(Protocol):
+    """A scored conversation shown before the one to score (few-shot)."""
+
+    @property
+    def transcript(self) -> Transcript: ...
+
+    @property
+    def scores(self) -> dict[str, int]: ...
+
+
+def _examples_section(
+    examples: Sequence[Example], dimensions: Sequence[Dimension], text: PromptText
+) -> list[str]:
+    if not examples:
+        return []
+    lines = ["", f"# {text.examples}"]
+    keys = [dimension.key for dimension in dimensions]
+    for number, example in enumerate(examples, start=1):
+        lines += _conversation_section(example.transcript, text, f"{text.example} {number}")
+        shown = {key: example.scores[key] for key in keys if key in example.scores}
+        lines.append(f"{text.example_scores}{text.colon}{json.dumps(shown)}")
+    return [*lines, ""]
+
+
+def evaluation_messages(
+    transcript: Transcript, dimensions: Sequence[Dimension], examples: Sequence[Example] = ()
+) -> list[Message]:
+    """The request for one transcript: the rubric in its language, scored examples if any,
+    the dialogue, the format."""
     chinese = is_chinese(transcript.lang)
     text = CHINESE if chinese else ENGLISH
     lang = "zh" if chinese else "en"
     body = [
         *_rubric_section(dimensions, text, lang),
+        *_examples_section(examples, dimensions, text),
         *_conversation_section(transcript, text),
         "",
         text.answer,
@@ -157,3 +198,15 @@ def evaluation_messages(transcript: Transcript, dimensions: Sequence[Dimension])
         {"role": "system", "content": text.instructions},
         {"role": "user", "content": "\n".join(body)},
     ]
+
+
+def prompt_template() -> str:
+    """The prompt's fixed wording in both languages, as an evaluator version records it."""
+    parts = []
+    for text in (ENGLISH, CHINESE):
+        parts += [
+            f"[system] {text.instructions}",
+            f"[user] ## {text.rubric} ... # {text.examples} ... ## {text.conversation} ...",
+            f"{text.answer}",
+        ]
+    return "\n".join(parts)

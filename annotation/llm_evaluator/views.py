@@ -7,6 +7,8 @@ them, under the evaluator's name.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
@@ -16,6 +18,7 @@ from annotation.llm_evaluator.job import create_scoring_job, evaluators, scoring
 from annotation.llm_evaluator.prompt import PROMPT_VERSION
 from annotation.models import Campaign
 from evalsite import jobs
+from evalsite.models import Job
 from evalsite.roles import coordinator_required
 
 
@@ -29,6 +32,23 @@ def llm_index(request: HttpRequest) -> HttpResponse:
     return render(request, "annotation/llm/index.html", {"rows": rows})
 
 
+def _started_job(form: ScoringForm, campaign: Campaign, user: Any) -> Job | None:
+    """The started job of a valid form, or None with the reason added to the form."""
+    try:
+        job = create_scoring_job(
+            campaign,
+            form.llm_settings(form.cleaned_data),
+            label=form.cleaned_data.get("label", ""),
+            user=user,
+            few_shot=form.cleaned_data.get("few_shot") or 0,
+        )
+    except ValueError as error:
+        form.add_error("label", str(error))
+        return None
+    jobs.start(job)
+    return job
+
+
 @coordinator_required
 @require_http_methods(["GET", "POST"])
 def llm_campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
@@ -36,14 +56,9 @@ def llm_campaign(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("rubric"), pk=campaign_id)
     form = ScoringForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        job = create_scoring_job(
-            campaign,
-            form.llm_settings(form.cleaned_data),
-            label=form.cleaned_data.get("label", ""),
-            user=request.user,
-        )
-        jobs.start(job)
-        return redirect("job_detail", job_id=job.pk)
+        job = _started_job(form, campaign, request.user)
+        if job is not None:
+            return redirect("job_detail", job_id=job.pk)
     return render(
         request,
         "annotation/llm/campaign.html",

@@ -9,6 +9,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from annotation.alignment.sheets import ALIGNMENT_SHEETS
 from annotation.concept.sheet import concept_sheet
 from annotation.models import Assignment, Campaign, LLMScore, Response
 from annotation.report.compute import evaluator_raters
@@ -207,9 +208,14 @@ def _concept_sheet(campaign: Campaign, result: dict[str, Any]) -> Sheet:
     return _titled(concept_sheet(campaign), "CONCEPT")
 
 
+def _alignment_table(slug: str, title: str, build: Callable[[Campaign], Sheet]) -> Table:
+    return Table(f"alignment-{slug}", title, lambda campaign, result: build(campaign))
+
+
 def report_tables() -> list[Table]:
-    """Every table of the exports, in the workbook's order; CONCEPT last."""
-    return [*TABLES, Table("concept", "CONCEPT", _concept_sheet)]
+    """Every table of the exports, in the workbook's order; judge alignment, then CONCEPT."""
+    alignment = [_alignment_table(*entry) for entry in ALIGNMENT_SHEETS]
+    return [*TABLES, *alignment, Table("concept", "CONCEPT", _concept_sheet)]
 
 
 def _titled(sheet: Sheet, title: str) -> Sheet:

@@ -211,7 +211,14 @@ def test_a_concept_sheet_is_added_last_when_its_module_provides_one(
     monkeypatch.setattr(workbook, "concept_sheet", concept_sheet)
     result = compute.compute_report(small, resamples=0)
     book = workbook_of(small, result)
-    assert book.sheetnames == [*SHEETS, "CONCEPT"]
+    alignment = [
+        "Versions",
+        "Adjudications",
+        "Calibration maps",
+        "Confusion matrices",
+        "Held-out figures",
+    ]
+    assert book.sheetnames == [*SHEETS, *alignment, "CONCEPT"]
     assert list(book["CONCEPT"].iter_rows(values_only=True))[1] == ("Small", 0.5)
     assert csv_rows(small, result, "concept") == [
         ["campaign", "acceptance_rate"],
