@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from asgiref.sync import sync_to_async
-from django.db import IntegrityError, transaction
-from django.db.models import Max, Value
+from django.db import transaction
+from django.db.models import Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
@@ -61,54 +61,53 @@ class Exchange:
     turns: int
 
 
-def _append(session: ChatSession, role: str, text: str, **fields: object) -> Message:
-    """Store a message at the session's next position; retries if two writers race."""
-    for _attempt in range(5):
-        try:
-            with transaction.atomic():
-                last = session.messages.aggregate(last=Max("position"))["last"]
-                return Message.objects.create(
-                    session=session,
-                    position=0 if last is None else last + 1,
-                    role=role,
-                    text=text,
-                    **fields,
-                )
-        except IntegrityError:
-            continue
-    raise RuntimeError(f"could not store a message in session {session.pk}")
-
-
 def _claim(
     session_id: int, text: str, timeout: float
 ) -> tuple[ChatSession, Message, SystemContext]:
     """Mark the session as awaiting a reply, store the user's message, and gather the context.
 
-    A claim left by a process that died, or past its deadline, is released first (with a
-    notice after its unanswered message), so a crash never keeps a session busy for long.
+    A claim in the way that a process left when it died, or that is past its deadline, is
+    released (with a notice after its unanswered message), so a crash never keeps a session
+    busy for long.
     """
-    recovery.release_if_stale(session_id)
-    now = timezone.now()
-    with transaction.atomic():
-        claimed = ChatSession.objects.filter(
-            pk=session_id, status=ChatSession.Status.OPEN, replying_since__isnull=True
-        ).update(
-            replying_since=now,
-            reply_deadline=now + timedelta(seconds=timeout + CLAIM_GRACE_S),
-            replying_worker=recovery.WORKER,
-            started_at=Coalesce("started_at", Value(now)),
-        )
-        session = ChatSession.objects.select_related("system").get(pk=session_id)
-        if not claimed:
-            if session.status != ChatSession.Status.OPEN:
-                raise ConversationClosed(f"session {session_id} is {session.status}")
-            raise SystemBusy(f"session {session_id} is waiting for a reply")
-        message = _append(session, Message.Role.USER, text)
-    return session, message, _context(session)
+    for attempt in range(2):
+        now = timezone.now()
+        with transaction.atomic():
+            claimed = ChatSession.objects.filter(
+                pk=session_id, status=ChatSession.Status.OPEN, replying_since__isnull=True
+            ).update(
+                replying_since=now,
+                reply_deadline=now + timedelta(seconds=timeout + CLAIM_GRACE_S),
+                replying_worker=recovery.WORKER,
+                started_at=Coalesce("started_at", Value(now)),
+            )
+            session = ChatSession.objects.select_related("system").get(pk=session_id)
+            if claimed:
+                # Holding the claim, this exchange is the session's only writer.
+                rows = list(
+                    session.messages.order_by("position").values_list("position", "role", "text")
+                )
+                message = Message.objects.create(
+                    session=session,
+                    position=rows[-1][0] + 1 if rows else 0,
+                    role=Message.Role.USER,
+                    text=text,
+                )
+                history = [
+                    {"role": role, "text": said}
+                    for _position, role, said in rows
+                    if role in (Message.Role.USER, Message.Role.SYSTEM)
+                ]
+                history.append({"role": Message.Role.USER, "text": text})
+                return session, message, _context(session, history)
+        if session.status != ChatSession.Status.OPEN:
+            raise ConversationClosed(f"session {session_id} is {session.status}")
+        if attempt == 0 and not recovery.release_if_stale(session_id):
+            break
+    raise SystemBusy(f"session {session_id} is waiting for a reply")
 
 
-def _context(session: ChatSession) -> SystemContext:
-    history = session.history()
+def _context(session: ChatSession, history: list[dict[str, str]]) -> SystemContext:
     return SystemContext(
         session_id=session.pk,
         token=session.token,
@@ -123,6 +122,7 @@ def _context(session: ChatSession) -> SystemContext:
 
 def _finish(
     session: ChatSession,
+    position: int,
     context: SystemContext,
     reply: Reply | None,
     failure: SystemUnavailable | None,
@@ -151,13 +151,25 @@ def _finish(
             logger.warning("session %s: a late answer was dropped", session.pk)
             return None, None, False, turns
         if reply is not None:
-            reply_message = _append(session, Message.Role.SYSTEM, reply.text, latency_ms=latency_ms)
+            reply_message = Message.objects.create(
+                session=session,
+                position=position,
+                role=Message.Role.SYSTEM,
+                text=reply.text,
+                latency_ms=latency_ms,
+            )
             turns += 1
         else:
             assert failure is not None
             with translation.override(ui_language(session.lang)):
                 text = str(failure.message)
-            notice = _append(session, Message.Role.NOTICE, text, latency_ms=latency_ms)
+            notice = Message.objects.create(
+                session=session,
+                position=position,
+                role=Message.Role.NOTICE,
+                text=text,
+                latency_ms=latency_ms,
+            )
         ended = False
         if reply is not None and reply.end:
             session.end(ChatSession.EndReason.SYSTEM)
@@ -171,6 +183,7 @@ def _finish(
 def _answer_and_finish(
     adapter: SyncAdapter,
     session: ChatSession,
+    position: int,
     context: SystemContext,
     text: str,
     timeout: float,
@@ -188,7 +201,7 @@ def _answer_and_finish(
     if failure is None and elapsed > timeout:
         failure = _timed_out(timeout)
     reply, failure = _checked(reply, failure, session)
-    result = _finish(session, context, reply, failure, int(elapsed * 1000), max_turns)
+    result = _finish(session, position, context, reply, failure, int(elapsed * 1000), max_turns)
     return (reply, *result)
 
 
@@ -234,7 +247,7 @@ async def exchange(
     adapter = adapter_for(session.system)
     if isinstance(adapter, SyncAdapter):
         _reply, reply_message, notice, ended, turns = await sync_to_async(_answer_and_finish)(
-            adapter, session, context, text, timeout, max_turns
+            adapter, session, user_message.position + 1, context, text, timeout, max_turns
         )
         return Exchange(user_message, reply_message, notice, ended, turns)
     started = time.monotonic()
@@ -249,11 +262,15 @@ async def exchange(
     except asyncio.CancelledError:
         # The server is closing this connection: the message still gets its notice.
         failure = SystemUnavailable("cancelled", recovery.NO_ANSWER)
-        await asyncio.shield(sync_to_async(_finish)(session, context, None, failure, 0, max_turns))
+        await asyncio.shield(
+            sync_to_async(_finish)(
+                session, user_message.position + 1, context, None, failure, 0, max_turns
+            )
+        )
         raise
     reply, failure = _checked(reply, failure, session)
     latency_ms = int((time.monotonic() - started) * 1000)
     reply_message, notice, ended, turns = await sync_to_async(_finish)(
-        session, context, reply, failure, latency_ms, max_turns
+        session, user_message.position + 1, context, reply, failure, latency_ms, max_turns
     )
     return Exchange(user_message, reply_message, notice, ended, turns)

@@ -78,25 +78,28 @@ def _needs_release(session: ChatSession, now: datetime) -> bool:
     return bool(session.replying_worker) and worker_is_gone(session.replying_worker)
 
 
-def release_if_stale(session_id: int) -> Message | None:
-    """Release the session's claim if its holder is gone; the stored notice, if one was due."""
+def release_if_stale(session_id: int) -> bool:
+    """Release the session's claim if its holder is gone, with a notice if a message waits."""
     now = timezone.now()
+    seen = ChatSession.objects.filter(pk=session_id).first()
+    if seen is None or not _needs_release(seen, now):
+        return False  # the common case, without taking the write lock
     with transaction.atomic():
         session = ChatSession.objects.select_for_update().filter(pk=session_id).first()
         if session is None or not _needs_release(session, now):
-            return None
+            return False
         session.replying_since = None
         session.reply_deadline = None
         session.replying_worker = ""
         session.save(update_fields=["replying_since", "reply_deadline", "replying_worker"])
         last = session.messages.order_by("-position").first()
-        if last is None or last.role != Message.Role.USER:
-            return None
-        with translation.override("zh-hans" if is_chinese(session.lang) else "en"):
-            text = str(NO_ANSWER)
-        return Message.objects.create(
-            session=session, position=last.position + 1, role=Message.Role.NOTICE, text=text
-        )
+        if last is not None and last.role == Message.Role.USER:
+            with translation.override("zh-hans" if is_chinese(session.lang) else "en"):
+                text = str(NO_ANSWER)
+            Message.objects.create(
+                session=session, position=last.position + 1, role=Message.Role.NOTICE, text=text
+            )
+    return True
 
 
 def release_all_stale(force: bool = False) -> int:
@@ -113,6 +116,5 @@ def release_all_stale(force: bool = False) -> int:
     )
     released = 0
     for session_id in candidates.values_list("pk", flat=True):
-        if release_if_stale(session_id) is not None:
-            released += 1
+        released += release_if_stale(session_id)
     return released
