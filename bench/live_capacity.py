@@ -198,6 +198,8 @@ def find_capacity(
         )
         return result
 
+    # A short unmeasured step first: imports, templates and caches warm up in the server.
+    asyncio.run(run_step(site, path, 10, 1.0, 2, 10))
     best, best_result = 0, None
     rate = first
     while rate <= limit:
