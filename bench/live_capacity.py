@@ -145,9 +145,9 @@ async def one_judge(
             due = begin + number * interval
             await asyncio.sleep(max(0.0, due - time.perf_counter()))
             sent_at = time.perf_counter()
-            await socket.send(json.dumps({"message": UTTERANCES[number % len(UTTERANCES)]}))
             result.sent += 1
             try:
+                await socket.send(json.dumps({"message": UTTERANCES[number % len(UTTERANCES)]}))
                 async with asyncio.timeout(REPLY_WAIT_S):
                     while True:
                         frame = await socket.recv()
@@ -321,6 +321,12 @@ def two_workers(today: dt.date, args: argparse.Namespace) -> tuple[dict, dict]:
                 )
             )
             two["pg_connections_peak"] = watch.peak
+            for server in (first, second):
+                problems = [
+                    line for line in server.log().splitlines() if "Error" in line or "error" in line
+                ]
+                for line in problems[-5:]:
+                    print(f"  server log: {line[:300]}", flush=True)
         print(
             f"  {many.sent} sent, {many.lost} lost, p50 {many.p50:.1f} ms, p99 {many.p99:.1f} ms; "
             f"PostgreSQL connections at peak: {watch.peak}",

@@ -48,6 +48,14 @@ class ChatConsumer(AsyncWebsocketConsumer):
     outbox: asyncio.Queue[str]
     sender: asyncio.Task[None] | None = None
 
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # Channels closes stale database connections before every handler, one trip to the
+        # database thread each; a frame touches no database, and there are two per message.
+        if message["type"] == "chat.frame":
+            await self.chat_frame(message)
+            return
+        await super().dispatch(message)
+
     async def connect(self) -> None:
         self.session_id = int(self.scope["url_route"]["kwargs"]["session_id"])
         session = await self._own_session()
