@@ -21,26 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from testing.live_load import UTTERANCES, percentile  # noqa: E402
 from testing.servers import Daphne, TemporaryDatabase  # noqa: E402
-
-UTTERANCES = [
-    "我想订一张明天从北京去上海的机票",
-    "上午或者中午",
-    "有没有更便宜的",
-    "经济舱",
-    "好的",
-    "我还想订上海的酒店",
-    "住两晚",
-    "好的",
-]
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
-    return ordered[index]
 
 
 def prepare(database: TemporaryDatabase, judges: int, today: dt.date) -> list[tuple[int, str]]:

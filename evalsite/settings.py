@@ -63,12 +63,21 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-def database_from_url(url: str, conn_max_age: int) -> dict[str, Any]:
+def database_from_url(
+    url: str, conn_max_age: int, pool: tuple[int, int] = (2, 10)
+) -> dict[str, Any]:
     """Turn ``DATABASE_URL`` into Django's DATABASES entry.
 
     SQLite gets WAL, IMMEDIATE transactions and a long busy timeout, so that
     concurrent writers (several WebSocket handlers, an import job) queue for the
-    write lock instead of failing with "database is locked".
+    write lock instead of failing with "database is locked"; its connections persist
+    for ``conn_max_age`` seconds, since opening one costs more than a query.
+
+    PostgreSQL gets psycopg's connection pool of ``pool`` = (min, max) connections per
+    process and no persistent connections: under ASGI every request runs in a thread of
+    its own, and a connection kept per thread is never reused, so they pile up until
+    the server runs out ("too many clients already"). From the pool, a request borrows
+    a connection and gives it back when it finishes.
     """
     scheme = urlsplit(url).scheme
     if scheme not in {"sqlite", "postgres", "postgresql", "pgsql"}:
@@ -100,7 +109,13 @@ def database_from_url(url: str, conn_max_age: int) -> dict[str, Any]:
             ),
         }
     else:
-        config["CONN_HEALTH_CHECKS"] = True
+        pool_min, pool_max = pool
+        config["CONN_MAX_AGE"] = 0
+        config["CONN_HEALTH_CHECKS"] = False
+        config["OPTIONS"] = {
+            **config.get("OPTIONS", {}),
+            "pool": {"min_size": pool_min, "max_size": pool_max, "timeout": 30},
+        }
         config.setdefault("TEST", {})
     return config
 
@@ -164,9 +179,16 @@ TEMPLATES = [
     },
 ]
 
+# Persistent connections on SQLite only; PostgreSQL borrows from a pool of this size per process.
 CONN_MAX_AGE = env_int("CONN_MAX_AGE", 600, minimum=1)
+DB_POOL_MIN = env_int("EVALSITE_DB_POOL_MIN", 2, minimum=0)
+DB_POOL_MAX = env_int("EVALSITE_DB_POOL_MAX", 10, minimum=1)
+if DB_POOL_MIN > DB_POOL_MAX:
+    raise ImproperlyConfigured(
+        f"EVALSITE_DB_POOL_MIN ({DB_POOL_MIN}) must not exceed EVALSITE_DB_POOL_MAX ({DB_POOL_MAX})"
+    )
 DATABASE_URL = env_str("DATABASE_URL", "sqlite:///db.sqlite3")
-DATABASES = {"default": database_from_url(DATABASE_URL, CONN_MAX_AGE)}
+DATABASES = {"default": database_from_url(DATABASE_URL, CONN_MAX_AGE, (DB_POOL_MIN, DB_POOL_MAX))}
 
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:

@@ -7,9 +7,14 @@ system by its alias only.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Q
+from django.template.loader import render_to_string
+from django.utils import translation
+from django.utils.dateparse import parse_datetime
 
 from evalsite import roles
 from liveeval.models import ChatSession, Message
@@ -81,3 +86,84 @@ def frame_context(session: ChatSession, what: str, ids: list[int] | None) -> dic
 
         context["rating_form"] = RatingForm()
     return context
+
+
+@dataclass(frozen=True)
+class SessionRef:
+    """The two fields of a session that the live frames' templates read."""
+
+    pk: int
+    kind: str
+
+
+@dataclass(frozen=True)
+class ShownMessage:
+    """A stored message as a frame shows it, and as it crosses the channel layer."""
+
+    pk: int
+    position: int
+    role: str
+    text: str
+    created_at: datetime
+
+    @classmethod
+    def of(cls, message: Message) -> ShownMessage:
+        return cls(message.pk, message.position, message.role, message.text, message.created_at)
+
+    def as_event(self) -> list[Any]:
+        return [self.pk, self.position, self.role, self.text, self.created_at.isoformat()]
+
+    @classmethod
+    def from_event(cls, row: list[Any]) -> ShownMessage:
+        created = parse_datetime(row[4])
+        assert created is not None
+        return cls(int(row[0]), int(row[1]), str(row[2]), str(row[3]), created)
+
+
+@dataclass(frozen=True)
+class LiveView:
+    """What the live frames show of a session, read once when its socket opens."""
+
+    session: SessionRef
+    system_label: str
+    max_turns: int | None
+    timeout: float
+
+    @classmethod
+    def of(cls, session: ChatSession) -> LiveView:
+        max_turns, timeout = limits(session)
+        return cls(SessionRef(session.pk, session.kind), system_label(session), max_turns, timeout)
+
+
+def render_messages_frame(
+    view: LiveView,
+    messages: list[ShownMessage],
+    turns: int,
+    lang: str,
+    *,
+    replying: bool,
+    ended: bool,
+) -> str:
+    """New messages with the status line, and the ended state when the dialogue ended.
+
+    Everything comes from the exchange that stored the messages: nothing is read again.
+    """
+    needs_rating = ended and view.session.kind == ChatSession.Kind.JUDGED
+    context: dict[str, Any] = {
+        "what": "messages",
+        "session": view.session,
+        "system_label": view.system_label,
+        "messages": messages,
+        "turns": turns,
+        "max_turns": view.max_turns,
+        "is_open": not ended,
+        "replying": replying,
+        "needs_rating": needs_rating,
+        "rating": None,
+    }
+    if needs_rating:
+        from liveeval.forms import RatingForm
+
+        context["rating_form"] = RatingForm()
+    with translation.override(lang):
+        return render_to_string("liveeval/_frame.html", context)

@@ -9,8 +9,10 @@ group, so all of them see every message.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import time
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -19,44 +21,67 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from liveeval import chat
+from liveeval import chat, recovery
 from liveeval.conversation import ConversationClosed, SystemBusy, exchange, ui_language
 from liveeval.models import ChatSession, Message
+from liveeval.systems.base import CLAIM_GRACE_S
 
 logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_LENGTH = 2000
+BUSY_POLL_S = 0.1
 
 
 def group_name(session_id: int) -> str:
     return f"live-session-{session_id}"
 
 
+ENDED_CLOSE_CODE = 4001
+"""Closes the socket of an ended dialogue; htmx's ws extension does not reconnect after it."""
+
+
 class ChatConsumer(AsyncWebsocketConsumer):
     session_id: int
     group: str
     lang: str
-    max_turns: int | None
-    timeout: float
+    view: chat.LiveView
+    outbox: asyncio.Queue[str]
+    sender: asyncio.Task[None] | None = None
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # Channels closes stale database connections before every handler, one trip to the
+        # database thread each; a frame touches no database, and there are two per message.
+        if message["type"] == "chat.frame":
+            await self.chat_frame(message)
+            return
+        await super().dispatch(message)
 
     async def connect(self) -> None:
         self.session_id = int(self.scope["url_route"]["kwargs"]["session_id"])
-        session = await self._open_session_for_user()
+        session = await self._own_session()
         if session is None:
             await self.close(code=4403)
             return
         self.lang = self._ui_language(session)
-        # An open campaign's turn limit is frozen, so the limits are read once per connection.
-        self.max_turns, self.timeout = await self._limits()
-        self.group = group_name(self.session_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.view = chat.LiveView.of(session)
         await self.accept()
         # A reconnecting page may have missed messages: send the whole stored history.
         await self.send(text_data=await self._render("history"))
+        if not session.is_open:
+            # An ended dialogue shows its ended state, and the page stops reconnecting.
+            await self.close(code=ENDED_CLOSE_CODE)
+            return
+        self.group = group_name(self.session_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.outbox = asyncio.Queue()
+        self.sender = asyncio.create_task(self._send_queued())
 
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "group"):
             await self.channel_layer.group_discard(self.group, self.channel_name)
+        # Messages already taken are still answered and stored: the judge sees them on return.
+        if self.sender is not None:
+            self.outbox.put_nowait("")
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         text = self._message_text(text_data)
@@ -65,42 +90,87 @@ class ChatConsumer(AsyncWebsocketConsumer):
         if len(text) > MAX_MESSAGE_LENGTH:
             await self.send(text_data=await self._render("too_long"))
             return
+        if self.sender is not None and not self.sender.done():
+            self.outbox.put_nowait(text)
 
-        async def announce(message: Message) -> None:
-            await self.channel_layer.group_send(
-                self.group, {"type": "chat.messages", "ids": [message.pk], "replying": True}
-            )
+    async def _send_queued(self) -> None:
+        """Send the judge's messages one at a time, each once the previous one is answered."""
+        while text := await self.outbox.get():
+            try:
+                await self._exchange(text)
+            except Exception:
+                logger.exception("session %s: a message could not be handled", self.session_id)
 
-        try:
-            result = await exchange(
-                self.session_id,
-                text,
-                timeout=self.timeout,
-                max_turns=self.max_turns,
-                on_user_message=announce,
-            )
-        except SystemBusy:
-            await self.send(text_data=await self._render("busy"))
-            return
-        except ConversationClosed:
-            await self.send(text_data=await self._render("closed"))
-            return
-        message_ids = [m.pk for m in (result.reply, result.notice) if m is not None]
+    async def _exchange(self, text: str) -> None:
+        queued_since: float | None = None
+        while True:
+            try:
+                result = await exchange(
+                    self.session_id,
+                    text,
+                    timeout=self.view.timeout,
+                    max_turns=self.view.max_turns,
+                    on_user_message=self._announce,
+                )
+                break
+            except SystemBusy:
+                # Another tab's message is being answered: this one waits its turn.
+                if queued_since is None:
+                    queued_since = time.monotonic()
+                    await self._send_alert("queued")
+                if time.monotonic() - queued_since > self.view.timeout + CLAIM_GRACE_S * 2:
+                    await self._send_alert("busy")
+                    return
+                await asyncio.sleep(BUSY_POLL_S)
+            except ConversationClosed:
+                await self._send_alert("closed")
+                return
+        shown = [chat.ShownMessage.of(m) for m in (result.reply, result.notice) if m is not None]
+        await self._publish(shown, result.turns, replying=False, ended=result.ended)
+
+    async def _announce(self, message: Message, turns: int) -> None:
+        await self._publish([chat.ShownMessage.of(message)], turns, replying=True, ended=False)
+
+    async def _publish(
+        self, messages: list[chat.ShownMessage], turns: int, *, replying: bool, ended: bool
+    ) -> None:
+        """Render the frame once, in this page's language, and send it to every tab."""
+        html = chat.render_messages_frame(
+            self.view, messages, turns, self.lang, replying=replying, ended=ended
+        )
         await self.channel_layer.group_send(
-            self.group, {"type": "chat.messages", "ids": message_ids, "ended": result.ended}
+            self.group,
+            {
+                "type": "chat.frame",
+                "html": {self.lang: html},
+                "messages": [m.as_event() for m in messages],
+                "turns": turns,
+                "replying": replying,
+                "ended": ended,
+            },
         )
 
-    async def chat_messages(self, event: dict[str, Any]) -> None:
-        await self.send(
-            text_data=await self._render(
-                "messages", ids=event["ids"], replying=event.get("replying", False)
+    async def chat_frame(self, event: dict[str, Any]) -> None:
+        html = event["html"].get(self.lang)
+        if html is None:  # a tab in the other interface language renders its own copy
+            html = chat.render_messages_frame(
+                self.view,
+                [chat.ShownMessage.from_event(row) for row in event["messages"]],
+                event["turns"],
+                self.lang,
+                replying=event["replying"],
+                ended=event["ended"],
             )
-        )
-        if event.get("ended"):
-            await self.send(text_data=await self._render("ended"))
+        await self.send(text_data=html)
+        if event["ended"]:
+            await self.close(code=ENDED_CLOSE_CODE)
 
     async def chat_ended(self, event: dict[str, Any]) -> None:
         await self.send(text_data=await self._render("ended"))
+        await self.close(code=ENDED_CLOSE_CODE)
+
+    async def _send_alert(self, what: str) -> None:
+        await self.send(text_data=await self._render(what))
 
     def _ui_language(self, session: ChatSession) -> str:
         """The language of the page that opened the socket, so frames match the page."""
@@ -122,26 +192,28 @@ class ChatConsumer(AsyncWebsocketConsumer):
         return message.strip() if isinstance(message, str) else ""
 
     @database_sync_to_async
-    def _open_session_for_user(self) -> ChatSession | None:
+    def _own_session(self) -> ChatSession | None:
+        """The judge's own started session, with any claim left by a dead process released."""
         user = self.scope.get("user")
-        session = ChatSession.objects.filter(pk=self.session_id).first()
+        recovery.release_if_stale(self.session_id)
+        recovery.release_all_stale()
+        session = (
+            ChatSession.objects.select_related("campaign", "system")
+            .filter(pk=self.session_id)
+            .first()
+        )
         if session is None or not chat.may_chat(user, session):
             return None
-        if session.status != ChatSession.Status.OPEN:
+        if session.status == ChatSession.Status.PENDING:
             return None
         return session
 
     @database_sync_to_async
-    def _limits(self) -> tuple[int | None, float]:
-        session = ChatSession.objects.select_related("campaign").get(pk=self.session_id)
-        return chat.limits(session)
-
-    @database_sync_to_async
-    def _render(self, what: str, ids: list[int] | None = None, replying: bool = False) -> str:
+    def _render(self, what: str) -> str:
         session = ChatSession.objects.select_related("campaign", "task", "system").get(
             pk=self.session_id
         )
         with translation.override(self.lang):
-            context = chat.frame_context(session, what, ids)
-            context["replying"] = replying
+            context = chat.frame_context(session, what, None)
+            context["replying"] = session.replying_since is not None
             return render_to_string("liveeval/_frame.html", context)

@@ -16,16 +16,25 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from asgiref.sync import sync_to_async
-from django.db import IntegrityError, transaction
-from django.db.models import Max, Q
+from django.db import transaction
+from django.db.models import Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
 from evalsite.language import is_chinese
+from liveeval import recovery
 from liveeval.booking.world import SessionWorld
 from liveeval.models import ChatSession, Message
 from liveeval.systems import adapter_for
-from liveeval.systems.base import DEFAULT_REPLY_TIMEOUT, Reply, SystemContext, SystemUnavailable
+from liveeval.systems.base import (
+    CLAIM_GRACE_S,
+    DEFAULT_REPLY_TIMEOUT,
+    Reply,
+    SyncAdapter,
+    SystemContext,
+    SystemUnavailable,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -52,50 +61,53 @@ class Exchange:
     turns: int
 
 
-def _append(session: ChatSession, role: str, text: str, **fields: object) -> Message:
-    """Store a message at the session's next position; retries if two writers race."""
-    for _attempt in range(5):
-        try:
-            with transaction.atomic():
-                last = session.messages.aggregate(last=Max("position"))["last"]
-                return Message.objects.create(
-                    session=session,
-                    position=0 if last is None else last + 1,
-                    role=role,
-                    text=text,
-                    **fields,
-                )
-        except IntegrityError:
-            continue
-    raise RuntimeError(f"could not store a message in session {session.pk}")
-
-
 def _claim(
-    session_id: int, text: str, lock_for: float
+    session_id: int, text: str, timeout: float
 ) -> tuple[ChatSession, Message, SystemContext]:
-    """Mark the session as awaiting a reply, store the user's message, and gather the context."""
-    now = timezone.now()
-    stale = now - timedelta(seconds=lock_for)
-    with transaction.atomic():
-        session = ChatSession.objects.select_related("system").get(pk=session_id)
+    """Mark the session as awaiting a reply, store the user's message, and gather the context.
+
+    A claim in the way that a process left when it died, or that is past its deadline, is
+    released (with a notice after its unanswered message), so a crash never keeps a session
+    busy for long.
+    """
+    for attempt in range(2):
+        now = timezone.now()
+        with transaction.atomic():
+            claimed = ChatSession.objects.filter(
+                pk=session_id, status=ChatSession.Status.OPEN, replying_since__isnull=True
+            ).update(
+                replying_since=now,
+                reply_deadline=now + timedelta(seconds=timeout + CLAIM_GRACE_S),
+                replying_worker=recovery.WORKER,
+                started_at=Coalesce("started_at", Value(now)),
+            )
+            session = ChatSession.objects.select_related("system").get(pk=session_id)
+            if claimed:
+                # Holding the claim, this exchange is the session's only writer.
+                rows = list(
+                    session.messages.order_by("position").values_list("position", "role", "text")
+                )
+                message = Message.objects.create(
+                    session=session,
+                    position=rows[-1][0] + 1 if rows else 0,
+                    role=Message.Role.USER,
+                    text=text,
+                )
+                history = [
+                    {"role": role, "text": said}
+                    for _position, role, said in rows
+                    if role in (Message.Role.USER, Message.Role.SYSTEM)
+                ]
+                history.append({"role": Message.Role.USER, "text": text})
+                return session, message, _context(session, history)
         if session.status != ChatSession.Status.OPEN:
             raise ConversationClosed(f"session {session_id} is {session.status}")
-        claimed = (
-            ChatSession.objects.filter(pk=session_id, status=ChatSession.Status.OPEN)
-            .filter(Q(replying_since__isnull=True) | Q(replying_since__lt=stale))
-            .update(replying_since=now)
-        )
-        if not claimed:
-            raise SystemBusy(f"session {session_id} is waiting for a reply")
-        if session.started_at is None:
-            session.started_at = now
-            session.save(update_fields=["started_at"])
-        message = _append(session, Message.Role.USER, text)
-    return session, message, _context(session)
+        if attempt == 0 and not recovery.release_if_stale(session_id):
+            break
+    raise SystemBusy(f"session {session_id} is waiting for a reply")
 
 
-def _context(session: ChatSession) -> SystemContext:
-    history = session.history()
+def _context(session: ChatSession, history: list[dict[str, str]]) -> SystemContext:
     return SystemContext(
         session_id=session.pk,
         token=session.token,
@@ -110,25 +122,54 @@ def _context(session: ChatSession) -> SystemContext:
 
 def _finish(
     session: ChatSession,
+    position: int,
     context: SystemContext,
     reply: Reply | None,
     failure: SystemUnavailable | None,
     latency_ms: int,
     max_turns: int | None,
 ) -> tuple[Message | None, Message | None, bool, int]:
+    """Store the reply or the notice and free the session, if this exchange still holds it.
+
+    A claim released meanwhile (its deadline passed and the notice is stored) keeps its
+    notice: a reply arriving after that is dropped, so the dialogue stays as the judge saw it.
+    """
     reply_message = notice = None
+    turns = len(context.history)
     with transaction.atomic():
+        fields: dict[str, object] = {
+            "replying_since": None,
+            "reply_deadline": None,
+            "replying_worker": "",
+        }
         if reply is not None:
-            reply_message = _append(session, Message.Role.SYSTEM, reply.text, latency_ms=latency_ms)
-            session.state = context.state
+            fields["state"] = context.state
+        held = ChatSession.objects.filter(
+            pk=session.pk, replying_since=session.replying_since
+        ).update(**fields)
+        if not held:
+            logger.warning("session %s: a late answer was dropped", session.pk)
+            return None, None, False, turns
+        if reply is not None:
+            reply_message = Message.objects.create(
+                session=session,
+                position=position,
+                role=Message.Role.SYSTEM,
+                text=reply.text,
+                latency_ms=latency_ms,
+            )
+            turns += 1
         else:
             assert failure is not None
             with translation.override(ui_language(session.lang)):
                 text = str(failure.message)
-            notice = _append(session, Message.Role.NOTICE, text, latency_ms=latency_ms)
-        session.replying_since = None
-        session.save(update_fields=["state", "replying_since"])
-        turns = session.turn_count()
+            notice = Message.objects.create(
+                session=session,
+                position=position,
+                role=Message.Role.NOTICE,
+                text=text,
+                latency_ms=latency_ms,
+            )
         ended = False
         if reply is not None and reply.end:
             session.end(ChatSession.EndReason.SYSTEM)
@@ -139,45 +180,97 @@ def _finish(
     return reply_message, notice, ended, turns
 
 
+def _answer_and_finish(
+    adapter: SyncAdapter,
+    session: ChatSession,
+    position: int,
+    context: SystemContext,
+    text: str,
+    timeout: float,
+    max_turns: int | None,
+) -> tuple[Reply | None, Message | None, Message | None, bool, int]:
+    """An in-process system's answer and its storing, in one trip to the database thread."""
+    started = time.monotonic()
+    reply: Reply | None = None
+    failure: SystemUnavailable | None = None
+    try:
+        reply = adapter.respond_in_thread(context, text)
+    except SystemUnavailable as exc:
+        failure = exc
+    elapsed = time.monotonic() - started
+    if failure is None and elapsed > timeout:
+        failure = _timed_out(timeout)
+    reply, failure = _checked(reply, failure, session)
+    result = _finish(session, position, context, reply, failure, int(elapsed * 1000), max_turns)
+    return (reply, *result)
+
+
+def _timed_out(timeout: float) -> SystemUnavailable:
+    return SystemUnavailable(
+        f"no reply within {timeout:g} s", _("The system did not answer in time.")
+    )
+
+
+def _checked(
+    reply: Reply | None, failure: SystemUnavailable | None, session: ChatSession
+) -> tuple[Reply | None, SystemUnavailable | None]:
+    """An empty reply is a failure; every failure is logged with its reason."""
+    if failure is None and reply is not None and not reply.text.strip():
+        failure = SystemUnavailable("empty reply", _("The system sent an empty reply."))
+    if failure is None:
+        return reply, None
+    logger.warning(
+        "session %s: system %s unavailable: %s", session.pk, session.system.slug, failure.reason
+    )
+    return None, failure
+
+
 async def exchange(
     session_id: int,
     text: str,
     *,
     timeout: float = DEFAULT_REPLY_TIMEOUT,
     max_turns: int | None = None,
-    on_user_message: Callable[[Message], Awaitable[None]] | None = None,
+    on_user_message: Callable[[Message, int], Awaitable[None]] | None = None,
 ) -> Exchange:
     """Store ``text`` as the user's turn, get the system's reply, store it, and return both.
 
     Raises :class:`ConversationClosed` or :class:`SystemBusy` before storing
     anything when the message cannot be taken. A failing system never raises:
-    the exchange then holds a stored notice and no reply.
+    the exchange then holds a stored notice and no reply. ``on_user_message`` gets the
+    stored message and the turns counted with it, before the system is asked. A built-in system
+    answers in the same trip to the database thread that stores its reply.
     """
-    session, user_message, context = await sync_to_async(_claim)(session_id, text, timeout * 2 + 5)
+    session, user_message, context = await sync_to_async(_claim)(session_id, text, timeout)
     if on_user_message is not None:
-        await on_user_message(user_message)
+        await on_user_message(user_message, len(context.history))
     adapter = adapter_for(session.system)
+    if isinstance(adapter, SyncAdapter):
+        _reply, reply_message, notice, ended, turns = await sync_to_async(_answer_and_finish)(
+            adapter, session, user_message.position + 1, context, text, timeout, max_turns
+        )
+        return Exchange(user_message, reply_message, notice, ended, turns)
     started = time.monotonic()
     reply: Reply | None = None
     failure: SystemUnavailable | None = None
     try:
         reply = await asyncio.wait_for(adapter.respond(context, text), timeout=timeout)
-        if not reply.text.strip():
-            raise SystemUnavailable("empty reply", _("The system sent an empty reply."))
     except TimeoutError:
-        failure = SystemUnavailable(
-            f"no reply within {timeout:g} s",
-            _("The system did not answer in time."),
-        )
+        failure = _timed_out(timeout)
     except SystemUnavailable as exc:
         failure = exc
-    if failure is not None:
-        reply = None
-        logger.warning(
-            "session %s: system %s unavailable: %s", session_id, session.system.slug, failure.reason
+    except asyncio.CancelledError:
+        # The server is closing this connection: the message still gets its notice.
+        failure = SystemUnavailable("cancelled", recovery.NO_ANSWER)
+        await asyncio.shield(
+            sync_to_async(_finish)(
+                session, user_message.position + 1, context, None, failure, 0, max_turns
+            )
         )
+        raise
+    reply, failure = _checked(reply, failure, session)
     latency_ms = int((time.monotonic() - started) * 1000)
     reply_message, notice, ended, turns = await sync_to_async(_finish)(
-        session, context, reply, failure, latency_ms, max_turns
+        session, user_message.position + 1, context, reply, failure, latency_ms, max_turns
     )
     return Exchange(user_message, reply_message, notice, ended, turns)

@@ -11,6 +11,7 @@ import secrets
 from typing import Any
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -26,7 +27,7 @@ from liveeval.booking.models import (
     Train,
     TrainSeat,
 )
-from liveeval.systems.base import DEFAULT_REPLY_TIMEOUT
+from liveeval.systems.base import DEFAULT_REPLY_TIMEOUT, MAX_REPLY_TIMEOUT
 
 __all__ = [
     "Booking",
@@ -148,7 +149,12 @@ class Campaign(models.Model):
     )
     today = models.DateField(_("dialogue date"), help_text=_("The booking world's 'today'."))
     lang = models.CharField(_("language"), max_length=8, choices=Lang.choices, default=Lang.ZH)
-    reply_timeout = models.FloatField(_("reply timeout (seconds)"), default=DEFAULT_REPLY_TIMEOUT)
+    reply_timeout = models.FloatField(
+        _("reply timeout (seconds)"),
+        default=DEFAULT_REPLY_TIMEOUT,
+        validators=[MinValueValidator(0.1), MaxValueValidator(MAX_REPLY_TIMEOUT)],
+        help_text=_("How long a system may take to answer, at most 60 seconds."),
+    )
     status = models.CharField(
         _("status"), max_length=8, choices=Status.choices, default=Status.DRAFT
     )
@@ -169,6 +175,10 @@ class Campaign(models.Model):
             ),
             models.CheckConstraint(
                 condition=models.Q(max_turns__gte=2), name="campaign_max_turns_at_least_two"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(reply_timeout__gt=0, reply_timeout__lte=MAX_REPLY_TIMEOUT),
+                name="campaign_reply_timeout_bounded",
             ),
         ]
 
@@ -245,6 +255,15 @@ class ChatSession(models.Model):
         null=True,
         blank=True,
         help_text=_("Set while the system answers, so one message is answered at a time."),
+    )
+    reply_deadline = models.DateTimeField(
+        _("reply expected by"),
+        null=True,
+        blank=True,
+        help_text=_("After this, an unanswered message gets a notice and the session is freed."),
+    )
+    replying_worker = models.CharField(
+        _("answering process"), max_length=200, blank=True, editable=False
     )
     end_reason = models.CharField(
         _("end reason"), max_length=16, choices=EndReason.choices, blank=True

@@ -50,8 +50,8 @@ def _store_feelings(message_id: int, feelings: str) -> None:
     Message.objects.filter(pk=message_id).update(feelings=feelings)
 
 
-def _keeps_feelings(feelings: str) -> Callable[[Message], Awaitable[None]]:
-    async def keep(message: Message) -> None:
+def _keeps_feelings(feelings: str) -> Callable[[Message, int], Awaitable[None]]:
+    async def keep(message: Message, turns: int) -> None:
         await sync_to_async(_store_feelings)(message.pk, feelings)
 
     return keep

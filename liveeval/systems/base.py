@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from django.utils.translation import gettext_lazy as _
 
@@ -24,6 +24,12 @@ if TYPE_CHECKING:
 
 DEFAULT_REPLY_TIMEOUT = 10.0
 """Seconds a system has to answer one message, unless its campaign or configuration says so."""
+
+MAX_REPLY_TIMEOUT = 60.0
+"""The longest a system may take: a judge waits no longer, and a dead claim is freed by then."""
+
+CLAIM_GRACE_S = 5.0
+"""Seconds past the reply timeout after which a claim on a session is known to be dead."""
 
 
 @dataclass(frozen=True)
@@ -57,3 +63,12 @@ class SystemUnavailable(Exception):
 
 class SystemAdapter(Protocol):
     async def respond(self, context: SystemContext, user_text: str) -> Reply: ...
+
+
+@runtime_checkable
+class SyncAdapter(Protocol):
+    """A system that runs inside EvalSite and may answer in the database thread."""
+
+    async def respond(self, context: SystemContext, user_text: str) -> Reply: ...
+
+    def respond_in_thread(self, context: SystemContext, user_text: str) -> Reply: ...

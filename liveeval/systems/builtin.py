@@ -31,10 +31,11 @@ class PolicyAdapter:
         return self.policy(world, state, text, default_lang=lang)
 
     async def respond(self, context: SystemContext, user_text: str) -> Reply:
+        return await sync_to_async(self.respond_in_thread)(context, user_text)
+
+    def respond_in_thread(self, context: SystemContext, user_text: str) -> Reply:
         try:
-            turn = await sync_to_async(self.respond_sync)(
-                context.world, context.state, user_text, context.lang
-            )
+            turn = self.respond_sync(context.world, context.state, user_text, context.lang)
         except Exception as exc:
             raise SystemUnavailable(
                 f"{self.policy.__module__} crashed: {exc!r}",

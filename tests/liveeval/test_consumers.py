@@ -66,12 +66,43 @@ async def test_anonymous_users_are_refused(judge: User) -> None:
     await communicator.disconnect()
 
 
-async def test_a_closed_session_is_refused(judge: User) -> None:
+async def test_a_closed_session_shows_its_end_and_closes_for_good(judge: User) -> None:
     session = await echo_session(judge)
     await database_sync_to_async(session.end)(ChatSession.EndReason.USER)
     connected, communicator = await connect(judge, session)
-    assert connected is False
+    assert connected
+    history = await communicator.receive_from()
+    assert "This conversation has ended" in history and 'id="rating-form"' in history
+    # A code htmx's ws extension does not reconnect after (it retries 1006, 1011-1013 only).
+    assert await communicator.receive_output() == {"type": "websocket.close", "code": 4001}
     await communicator.disconnect()
+
+
+async def test_a_message_from_a_second_tab_waits_for_the_reply_instead_of_being_refused(
+    judge: User,
+) -> None:
+    system = await database_sync_to_async(make_system)("test-slow", "slow", "System S")
+    campaign = await database_sync_to_async(make_campaign)(timeout=0.5)
+    session = await database_sync_to_async(judged_session)(judge, system, campaign)
+    _, tab_a = await connect(judge, session)
+    _, tab_b = await connect(judge, session)
+    await receive_until(tab_a, 'id="chat-log"')
+    await receive_until(tab_b, 'id="chat-log"')
+    await tab_a.send_json_to({"message": "from tab a"})
+    await receive_until(tab_b, "from tab a")
+    await tab_b.send_json_to({"message": "from tab b"})
+    queued = await receive_until(tab_b, "chat-alert")
+    assert "as soon as the system has answered" in queued[-1]
+    frames = await receive_until(tab_a, "from tab b")
+    assert any("notice-bubble" in frame for frame in frames)
+    await receive_until(tab_a, "notice-bubble")
+    roles = await database_sync_to_async(
+        lambda: list(session.messages.values_list("role", "text"))
+    )()
+    assert [role for role, _text in roles] == ["user", "notice", "user", "notice"]
+    assert roles[2][1] == "from tab b"
+    await tab_a.disconnect()
+    await tab_b.disconnect()
 
 
 async def test_the_message_is_stored_before_the_reply_is_pushed(judge: User) -> None:
@@ -167,9 +198,8 @@ async def test_the_turn_limit_ends_the_session(judge: User) -> None:
     refreshed = await database_sync_to_async(ChatSession.objects.get)(pk=session.pk)
     assert refreshed.status == ChatSession.Status.ENDED
     assert refreshed.end_reason == ChatSession.EndReason.TURN_LIMIT
-    await communicator.send_json_to({"message": "three"})
-    frames = await receive_until(communicator, "chat-alert")
-    assert "closed" in frames[-1]
+    # The ended dialogue closes its socket, and the page does not reconnect.
+    assert await communicator.receive_output() == {"type": "websocket.close", "code": 4001}
     assert await database_sync_to_async(session.messages.count)() == 4
     await communicator.disconnect()
 

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from liveeval.campaigns import CampaignError, open_campaign
 from liveeval.models import Campaign, DialogueSystem, TaskCard
+from liveeval.systems.base import DEFAULT_REPLY_TIMEOUT, MAX_REPLY_TIMEOUT
 
 
 def _names(value: str) -> list[str]:
@@ -32,9 +33,20 @@ class Command(BaseCommand):
         parser.add_argument("--today", help="dialogue date YYYY-MM-DD (default: today)")
         parser.add_argument("--lang", choices=["zh", "en"], default="zh")
         parser.add_argument("--seed", type=int, default=42)
+        parser.add_argument(
+            "--reply-timeout",
+            type=float,
+            default=DEFAULT_REPLY_TIMEOUT,
+            help=f"seconds a system has to answer, at most {MAX_REPLY_TIMEOUT:g}",
+        )
         parser.add_argument("--open", action="store_true", help="open the campaign at once")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if not 0 < options["reply_timeout"] <= MAX_REPLY_TIMEOUT:
+            raise CommandError(
+                f"--reply-timeout must be more than 0 and at most {MAX_REPLY_TIMEOUT:g} "
+                f"seconds; got {options['reply_timeout']:g}"
+            )
         if Campaign.objects.filter(name=options["name"]).exists():
             raise CommandError(f"a campaign named {options['name']!r} already exists")
         systems = self._lookup(DialogueSystem, "slug", _names(options["systems"]), "system")
@@ -59,6 +71,7 @@ class Command(BaseCommand):
                 today=today,
                 lang=options["lang"],
                 seed=options["seed"],
+                reply_timeout=options["reply_timeout"],
             )
             campaign.systems.set(systems)
             campaign.tasks.set(tasks)

@@ -15,6 +15,7 @@ from liveeval.booking.goals import describe_bookings, goal_met
 from liveeval.booking.world import world_covers
 from liveeval.conversation import ConversationClosed, exchange
 from liveeval.models import ChatSession, DialogueSystem
+from liveeval.systems.base import MAX_REPLY_TIMEOUT
 
 
 class Command(BaseCommand):
@@ -31,9 +32,19 @@ class Command(BaseCommand):
         parser.add_argument("--goal", type=Path, help="a task goal JSON file to check at the end")
         parser.add_argument("--today", help="the dialogue's date, YYYY-MM-DD (default: today)")
         parser.add_argument("--lang", choices=["zh", "en"], default="zh")
-        parser.add_argument("--timeout", type=float, default=30.0, help="seconds per reply")
+        parser.add_argument(
+            "--timeout",
+            type=float,
+            default=30.0,
+            help=f"seconds per reply, at most {MAX_REPLY_TIMEOUT:g}",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if not 0 < options["timeout"] <= MAX_REPLY_TIMEOUT:
+            raise CommandError(
+                f"--timeout must be more than 0 and at most {MAX_REPLY_TIMEOUT:g} seconds; "
+                f"got {options['timeout']:g}"
+            )
         system = DialogueSystem.objects.filter(slug=options["system"]).first()
         if system is None:
             known = ", ".join(DialogueSystem.objects.values_list("slug", flat=True))

@@ -1,0 +1,365 @@
+"""How many judge messages per second the live chat serves: its capacity, step by step.
+
+Capacity is the highest offered rate at which no message is lost and the 99th
+percentile of the time from sending a message to seeing the system's reply is at
+most 250 ms. The offered rate rises in coarse steps until a step fails, then in
+steps of 10 msg/s from the last passing rate, so capacity is found within 10 msg/s.
+In one step, every judge holds one WebSocket and sends one message a second (the
+next one waits for the reply, as a judge does), starting at a random instant.
+
+1. One daphne on SQLite, talking to the reference system; then, in the same
+   server, a storing echo (the message and an echo stored, nothing else): the ceiling.
+2. Two daphne workers on PostgreSQL + Redis, the judges spread across them; the
+   peak of PostgreSQL connections is sampled through the run.
+3. 1,000 judges sending one message every 10 s to the two workers.
+
+With no environment variables it uses SQLite for step 1 and a temporary database
+on PostgreSQL at 127.0.0.1:5432 and Redis db 0 at 127.0.0.1:6379 for steps 2 and 3
+(``BENCH_POSTGRES_URL``, ``BENCH_REDIS_URL`` override them). Prints figures and a
+final JSON line. Usage: .venv/bin/python bench/live_capacity.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import json
+import os
+import random
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from testing.live_load import UTTERANCES, percentile  # noqa: E402
+from testing.servers import Daphne, TemporaryDatabase  # noqa: E402
+
+P99_LIMIT_MS = 250.0
+REPLY_WAIT_S = 10.0
+SESSIONS = 1200
+
+SETUP = """
+import json
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+from django.contrib.auth.models import Group, User
+from django.contrib.sessions.backends.db import SessionStore
+from liveeval.models import ChatSession, DialogueSystem
+judge = User.objects.create_user("capacity-judge")
+judge.groups.add(Group.objects.get(name="judges"))
+reference = DialogueSystem.objects.get(slug="reference")
+rows = ChatSession.objects.bulk_create(
+    ChatSession(system=reference, kind="judged", user=judge, lang="zh", today="%(today)s",
+                status="open")
+    for _ in range(%(sessions)d)
+)
+store = SessionStore()
+store[SESSION_KEY] = str(judge.pk)
+store[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+store[HASH_SESSION_KEY] = judge.get_session_auth_hash()
+store.create()
+ids = list(ChatSession.objects.filter(user=judge).values_list("pk", flat=True))
+print(json.dumps({"ids": ids, "cookie": settings.SESSION_COOKIE_NAME + "=" + store.session_key}))
+"""
+
+
+@dataclass
+class Site:
+    """The judges' sessions on one database and the servers that serve it."""
+
+    servers: list[Daphne]
+    cookie: str
+    sessions: list[int]
+    handed_out: int = 0
+
+    def next_sessions(self, count: int) -> list[int]:
+        chosen = [self.sessions[(self.handed_out + n) % len(self.sessions)] for n in range(count)]
+        self.handed_out += count
+        return chosen
+
+
+@dataclass
+class StepResult:
+    rate: float
+    sent: int = 0
+    lost: int = 0
+    latencies: list[float] = field(default_factory=list)
+
+    @property
+    def p50(self) -> float:
+        return percentile(self.latencies, 50)
+
+    @property
+    def p99(self) -> float:
+        return percentile(self.latencies, 99)
+
+    @property
+    def passed(self) -> bool:
+        return self.lost == 0 and bool(self.latencies) and self.p99 <= P99_LIMIT_MS
+
+
+def prepare(
+    database: TemporaryDatabase, env: dict[str, str], today: dt.date
+) -> tuple[str, list[int]]:
+    database.manage("migrate", "--noinput", env=env)
+    database.manage("build_booking_world", "--start", today.isoformat(), "--days", "3", env=env)
+    out = database.manage(
+        "shell", "-c", SETUP % {"today": today.isoformat(), "sessions": SESSIONS}, env=env
+    )
+    made = json.loads(out.strip().splitlines()[-1])
+    return str(made["cookie"]), [int(pk) for pk in made["ids"]]
+
+
+async def one_judge(
+    url: str,
+    origin: str,
+    cookie: str,
+    messages: int,
+    interval: float,
+    start: asyncio.Event,
+    ready: list[int],
+    result: StepResult,
+) -> None:
+    import websockets
+
+    pace = random.Random(url)
+    try:
+        socket = await websockets.connect(
+            url, additional_headers={"Cookie": cookie, "Origin": origin}, open_timeout=60
+        )
+    except Exception:
+        result.lost += messages
+        ready.append(0)
+        return
+    async with socket:
+        await asyncio.wait_for(socket.recv(), timeout=60)  # the history
+        ready.append(1)
+        await start.wait()
+        begin = time.perf_counter() + pace.uniform(0, interval)
+        for number in range(messages):
+            due = begin + number * interval
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
+            sent_at = time.perf_counter()
+            result.sent += 1
+            try:
+                await socket.send(json.dumps({"message": UTTERANCES[number % len(UTTERANCES)]}))
+                async with asyncio.timeout(REPLY_WAIT_S):
+                    while True:
+                        frame = await socket.recv()
+                        if 'data-role="system"' in frame or 'data-role="notice"' in frame:
+                            break
+            except (TimeoutError, Exception):
+                result.lost += 1
+                continue
+            result.latencies.append((time.perf_counter() - sent_at) * 1000)
+
+
+async def run_step(
+    site: Site, path: str, judges: int, interval: float, messages: int, rate: float
+) -> StepResult:
+    result = StepResult(rate)
+    start = asyncio.Event()
+    ready: list[int] = []
+    tasks = []
+    for number, session_id in enumerate(site.next_sessions(judges)):
+        server = site.servers[number % len(site.servers)]
+        url = f"{server.ws_url}{path.format(session=session_id)}"
+        tasks.append(
+            asyncio.create_task(
+                one_judge(url, server.url, site.cookie, messages, interval, start, ready, result)
+            )
+        )
+        if number % 50 == 49:
+            await asyncio.sleep(0.2)  # open the sockets in waves, as judges arrive
+    while len(ready) < judges:
+        await asyncio.sleep(0.05)
+    start.set()
+    await asyncio.gather(*tasks)
+    return result
+
+
+def find_capacity(
+    site: Site, path: str, label: str, *, first: int, coarse: int, limit: int, seconds: int
+) -> tuple[int, StepResult | None]:
+    """Raise the rate by ``coarse`` until a step fails, then by 10 from the last pass."""
+
+    def step(rate: int) -> StepResult:
+        result = asyncio.run(run_step(site, path, rate, 1.0, seconds, rate))
+        print(
+            f"  {label} {rate:>4} msg/s offered: {result.sent} sent, {result.lost} lost, "
+            f"p50 {result.p50:.1f} ms, p99 {result.p99:.1f} ms"
+            f" {'ok' if result.passed else 'FAIL'}",
+            flush=True,
+        )
+        return result
+
+    # A short unmeasured step first: imports, templates and caches warm up in the server.
+    asyncio.run(run_step(site, path, 10, 1.0, 2, 10))
+    best, best_result = 0, None
+    rate = first
+    while rate <= limit:
+        result = step(rate)
+        if not result.passed:
+            break
+        best, best_result = rate, result
+        rate += coarse
+    fine = best + 10
+    while fine < min(rate, limit + 1):
+        result = step(fine)
+        if not result.passed:
+            break
+        best, best_result = fine, result
+        fine += 10
+    return best, best_result
+
+
+class ConnectionWatch:
+    """Samples PostgreSQL's connections to one database, for the peak."""
+
+    def __init__(self, admin_url: str, name: str) -> None:
+        self.admin_url, self.name = admin_url, name
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> ConnectionWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.admin_url, autocommit=True) as admin:
+            while not self._stop.is_set():
+                row = admin.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (self.name,)
+                ).fetchone()
+                self.peak = max(self.peak, int(row[0]) if row else 0)
+                time.sleep(0.2)
+
+
+def one_worker(today: dt.date, args: argparse.Namespace) -> dict[str, float | None]:
+    print("one daphne on SQLite", flush=True)
+    with TemporaryDatabase(like="sqlite:///unused.sqlite3") as database:
+        env = database.env(DJANGO_SETTINGS_MODULE="evalsite.settings")
+        env.pop("REDIS_URL", None)
+        cookie, sessions = prepare(database, env, today)
+        with Daphne(env, application="bench.echo_asgi:application") as server:
+            site = Site([server], cookie, sessions)
+            capacity, at = find_capacity(
+                site,
+                "/ws/live/{session}/",
+                "reference",
+                first=20,
+                coarse=40,
+                limit=args.limit,
+                seconds=args.seconds,
+            )
+            echo, _echo_at = find_capacity(
+                site,
+                "/ws/storing-echo/{session}/",
+                "storing echo",
+                first=20,
+                coarse=80,
+                limit=args.echo_limit,
+                seconds=args.seconds,
+            )
+    return {
+        "capacity_msgs_per_s": capacity,
+        "echo_capacity_msgs_per_s": echo,
+        "p50_ms": round(at.p50, 1) if at else None,
+        "p99_ms": round(at.p99, 1) if at else None,
+    }
+
+
+def two_workers(today: dt.date, args: argparse.Namespace) -> tuple[dict, dict]:
+    postgres = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+    redis = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
+    print("two daphne workers on PostgreSQL + Redis", flush=True)
+    with TemporaryDatabase(like=postgres) as database:
+        env = database.env(DJANGO_SETTINGS_MODULE="evalsite.settings", REDIS_URL=redis)
+        cookie, sessions = prepare(database, env, today)
+        name = database.url.rsplit("/", 1)[1]
+        with (
+            ConnectionWatch(postgres, name) as watch,
+            Daphne(env) as first,
+            Daphne(env) as second,
+        ):
+            site = Site([first, second], cookie, sessions)
+            capacity, at = find_capacity(
+                site,
+                "/ws/live/{session}/",
+                "two workers",
+                first=40,
+                coarse=40,
+                limit=args.limit * 2,
+                seconds=args.seconds,
+            )
+            two = {
+                "capacity_msgs_per_s": capacity,
+                "p99_ms": round(at.p99, 1) if at else None,
+                "pg_connections_peak": watch.peak,
+            }
+            print(f"  PostgreSQL connections at peak so far: {watch.peak}", flush=True)
+            judges = args.judges
+            site.sessions = (
+                site.sessions[:judges] if len(site.sessions) >= judges else site.sessions
+            )
+            print(f"{judges} judges, one message every 10 s each", flush=True)
+            many = asyncio.run(
+                run_step(
+                    site, "/ws/live/{session}/", judges, 10.0, args.judge_messages, judges / 10
+                )
+            )
+            two["pg_connections_peak"] = watch.peak
+            for server in (first, second):
+                problems = [
+                    line for line in server.log().splitlines() if "Error" in line or "error" in line
+                ]
+                for line in problems[-5:]:
+                    print(f"  server log: {line[:300]}", flush=True)
+        print(
+            f"  {many.sent} sent, {many.lost} lost, p50 {many.p50:.1f} ms, p99 {many.p99:.1f} ms; "
+            f"PostgreSQL connections at peak: {watch.peak}",
+            flush=True,
+        )
+    return two, {
+        "messages": many.sent,
+        "lost": many.lost,
+        "p50_ms": round(many.p50, 1),
+        "p99_ms": round(many.p99, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=int, default=5, help="messages per judge in a step")
+    parser.add_argument("--limit", type=int, default=300, help="highest rate tried, one worker")
+    parser.add_argument("--echo-limit", type=int, default=600)
+    parser.add_argument("--judges", type=int, default=1000)
+    parser.add_argument("--judge-messages", type=int, default=3)
+    parser.add_argument("--only", choices=["one", "two"], help="run one part only")
+    args = parser.parse_args()
+    today = dt.date.today()
+    started = time.perf_counter()
+    one = one_worker(today, args) if args.only != "two" else None
+    two, many = two_workers(today, args) if args.only != "one" else (None, None)
+    if one:
+        capacity, echo = one["capacity_msgs_per_s"] or 0, one["echo_capacity_msgs_per_s"] or 0
+        ratio = capacity / echo if echo else 0.0
+        print(f"one worker: {one['capacity_msgs_per_s']} msg/s, {ratio:.2f} of the storing echo's")
+    print(f"whole benchmark: {time.perf_counter() - started:.0f} s")
+    print(json.dumps({"one_worker": one, "two_workers": two, "judges_1000": many}))
+
+
+if __name__ == "__main__":
+    main()
