@@ -197,14 +197,14 @@ def run_on_workers(
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         job.refresh_from_db()
-        if job.is_finished:
+        if job.status in {Job.Status.DONE, Job.Status.FAILED}:
             break
         if kill_halfway and not victim_parts and job.done * 2 >= transcripts:
             victim_parts, stopped_at, killed_at, stored_at_kill = _kill_one(job, workers)
             victim_films = _films_of_parts(campaign_id, job.parts, victim_parts)
         time.sleep(0.02)
     seconds = time.perf_counter() - started
-    if not job.is_finished:
+    if job.status not in {Job.Status.DONE, Job.Status.FAILED}:
         raise RuntimeError(f"the job did not finish in {timeout} s: {job.status} {job.message}")
     duplicates = resent = 0
     for film, times in log.times.items():
