@@ -236,7 +236,7 @@ def run_on_workers(
 
 
 def _kill_one(job: Any, workers: list[WorkerProcess]) -> tuple[list[int], float, float, set[int]]:
-    """Stop the worker of a running part, note what is stored, then kill it."""
+    """Stop the worker of a part under way, note what is stored, then kill it."""
     from evalsite.models import JobPart
 
     by_pid = {str(worker.pid): worker for worker in workers}
@@ -244,7 +244,10 @@ def _kill_one(job: Any, workers: list[WorkerProcess]) -> tuple[list[int], float,
         running = JobPart.objects.filter(job=job, status=JobPart.Status.RUNNING)
         for part in running:
             victim = by_pid.get(part.worker.rsplit(":", 1)[-1])
-            if victim is None:
+            # Mid-part: some of its items stored, more to come, requests in flight.
+            if victim is None or not (
+                part.total and part.total * 0.25 <= part.done < part.total * 0.8
+            ):
                 continue
             os.kill(victim.pid, signal.SIGSTOP)
             stopped_at = time.time()
