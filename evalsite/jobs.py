@@ -38,7 +38,7 @@ from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
-from evalsite.models import Job, JobProgressMessage
+from evalsite.models import Job, JobPart, JobProgressMessage
 
 logger = logging.getLogger(__name__)
 
@@ -295,11 +295,14 @@ def resume(job: Job, *, background: bool = True) -> Any:
 def reap_interrupted(*, stale_after: timedelta | None = None) -> int:
     """Mark as interrupted every running job whose worker is gone; return how many.
 
-    A split job is gone when its heartbeat, which every running part keeps, is stale.
+    A split job is gone when its heartbeat, which every running part keeps, is stale and none
+    of its parts waits in the queue.
     """
     cutoff = stale_cutoff(stale_after)
     reaped = 0
     for job in Job.objects.filter(status=Job.Status.RUNNING):
+        if job.parts and JobPart.objects.filter(job=job, status=JobPart.Status.PENDING).exists():
+            continue  # its parts wait in the queue: the job is not gone, only behind others
         dead_here = not job.parts and worker_gone(job.worker)
         stale = job.heartbeat_at is None or job.heartbeat_at < cutoff
         if dead_here or stale:
