@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export DEBUG ?= 1
 
-.PHONY: demo serve test lint typecheck pytest chromium messages clean
+.PHONY: demo serve worker test lint typecheck pytest chromium messages clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -26,11 +26,17 @@ $(DEV_STAMP): pyproject.toml | $(PY)
 demo: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
-	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C stops)"
+	@echo "Serving on http://$(HOST):$(PORT)/ with one job worker (Ctrl-C stops both)"
+	@$(PY) manage.py job_worker --verbosity 0 & worker=$$!; \
+	trap 'kill -INT $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT; \
 	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) evalsite.asgi:application
 
 serve: $(STAMP)
 	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) evalsite.asgi:application
+
+# One more worker for background jobs; start as many as you like, on any machine.
+worker: $(STAMP)
+	$(PY) manage.py job_worker
 
 chromium:
 	@test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium)

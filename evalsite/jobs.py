@@ -4,13 +4,17 @@ A job kind is a function registered with :func:`job_kind`. It receives a
 :class:`JobContext`, reports progress through it, and stores in
 ``context.checkpoint`` whatever it needs to continue after an interruption.
 
-- Started from a page (:func:`start`), a job runs in a thread of the server
-  process, so the request returns at once; progress is written to the database
-  and pushed to the ``job-<id>`` channel group for pages that watch it live.
+- Started from a page (:func:`start`), a job is queued with django-tasks
+  (``evalsite.job_queue``) and run by a worker process (``manage.py job_worker``),
+  or by a thread of this process when ``JOB_RUNNER=thread``; progress is written to
+  the database and pushed to the ``job-<id>`` channel group for pages that watch it.
 - Started from a management command (:func:`run`), it runs inline.
+- A kind registered with ``split=True`` is cut into parts (``evalsite.job_parts``):
+  it takes its share of the items with :meth:`JobContext.share`, and several workers
+  run the parts at once.
 - A job whose worker died (a restart, a kill) stops sending heartbeats;
   :func:`reap_interrupted` marks it ``interrupted`` and :func:`resume` continues
-  it from its checkpoint.
+  it from its checkpoint; workers resume interrupted jobs by themselves.
 """
 
 from __future__ import annotations
@@ -22,37 +26,94 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.conf import settings
 from django.db import connection
+from django.db.models import F
 from django.utils import timezone
 
-from evalsite.models import Job, JobProgressMessage
+from evalsite.models import Job, JobPart, JobProgressMessage
 
 logger = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 5.0
-STALE_AFTER = timedelta(seconds=30)
 PROGRESS_WRITE_INTERVAL = 0.25
+# A job or part started this many times and stopped each time is not started again by itself.
+MAX_ATTEMPTS = 3
 
 JobFunction = Callable[["JobContext"], dict[str, Any] | None]
-_REGISTRY: dict[str, JobFunction] = {}
+# Joins the results of a split job's parts into the job's result.
+Merge = Callable[[Job, list[dict[str, Any]]], dict[str, Any]]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """A registered kind: its function and, for a split kind, how its parts' results join."""
+
+    func: JobFunction
+    split: bool = False
+    merge: Merge | None = None
+
+
+_REGISTRY: dict[str, JobKind] = {}
+
+
+STALE_AFTER = timedelta(seconds=30)
+
+
+def heartbeat_seconds() -> float:
+    """How often a running job or part writes its heartbeat: well within the stale time."""
+    return min(HEARTBEAT_SECONDS, settings.JOB_STALE_SECONDS / 3)
+
+
+def stale_cutoff(stale_after: timedelta | None = None) -> Any:
+    """The time before which a heartbeat is stale (``JOB_STALE_SECONDS`` ago by default)."""
+    return timezone.now() - (stale_after or timedelta(seconds=settings.JOB_STALE_SECONDS))
 
 
 class JobError(Exception):
     """A job failed for a reason the person who started it can act on."""
 
 
-def job_kind(name: str) -> Callable[[JobFunction], JobFunction]:
+def job_kind(
+    name: str, *, split: bool = False, merge: Merge | None = None
+) -> Callable[[JobFunction], JobFunction]:
+    """Register a job kind. A ``split`` kind runs as parts on several workers at once: its
+    function runs once per part, takes its items with :meth:`JobContext.share`, and the parts'
+    results are joined by ``merge`` (default :func:`merge_results`)."""
+
     def register(func: JobFunction) -> JobFunction:
-        _REGISTRY[name] = func
+        _REGISTRY[name] = JobKind(func, split, merge)
         return func
 
     return register
+
+
+def kind_of(name: str) -> JobKind | None:
+    return _REGISTRY.get(name)
+
+
+def merge_results(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Join parts' results: whole numbers add up; any other value is the first part's."""
+    merged: dict[str, Any] = {}
+    for result in results:
+        for key, value in result.items():
+            if key not in merged:
+                merged[key] = value
+            elif _is_count(value) and _is_count(merged[key]):
+                merged[key] += value
+    return merged
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def registered_kinds() -> list[str]:
@@ -131,6 +192,20 @@ class JobContext:
         self.job.errors = [*self.job.errors, text]
         self._persist(["errors"])
 
+    def share(self, items: Iterable[T], key: Callable[[T], int]) -> list[T]:
+        """The items this run works on: all of them; a part of a split job takes its share."""
+        return list(items)
+
+    def write_checkpoint(self, items_done: int, now: Any = None) -> None:
+        """Write the checkpoint, errors, count of items done and heartbeat, nothing else, so
+        that it can be called inside the transaction that stores the result it records."""
+        Job.objects.filter(pk=self.job.pk).update(
+            checkpoint=self.checkpoint,
+            errors=self.job.errors,
+            done=items_done,
+            heartbeat_at=now or timezone.now(),
+        )
+
     def _persist(self, fields: list[str]) -> None:
         self.job.checkpoint = self.checkpoint
         self.job.heartbeat_at = timezone.now()
@@ -182,6 +257,7 @@ def publish(job: Job, *, loop: asyncio.AbstractEventLoop | None = None) -> None:
 
 
 def create(kind: str, params: dict[str, Any] | None = None, user: Any = None) -> Job:
+    """A new pending job of ``kind``; raises JobError for a kind nobody registered."""
     if kind not in _REGISTRY:
         raise JobError(f"unknown job kind {kind!r}; known kinds: {', '.join(registered_kinds())}")
     return Job.objects.create(kind=kind, params=params or {}, created_by=user)
@@ -192,33 +268,42 @@ def run(job: Job, *, on_progress: Callable[[Job], None] | None = None) -> Job:
     return _execute(job, loop=None, on_progress=on_progress)
 
 
-def start(job: Job) -> threading.Thread:
-    """Run a job in a background thread of this process and return at once."""
-    loop = _server_loop()
-    thread = threading.Thread(
-        target=_run_in_thread, args=(job.pk, loop), name=f"job-{job.pk}", daemon=True
-    )
-    thread.start()
-    return thread
+def start(job: Job) -> Any:
+    """Queue a job for a worker and return at once (the django-tasks result)."""
+    from evalsite import job_queue
+
+    return job_queue.enqueue_job(job.pk)
 
 
-def resume(job: Job, *, background: bool = True) -> Job | threading.Thread:
-    """Continue an interrupted or failed job from its checkpoint."""
+def resume(job: Job, *, background: bool = True) -> Any:
+    """Continue an interrupted or failed job from its checkpoint.
+
+    In the background, it is queued for a worker; otherwise it runs here and is returned.
+    """
     if not job.can_resume:
         raise JobError(f"job {job.pk} is {job.status}; only interrupted or failed jobs resume")
+    claimed = Job.objects.filter(pk=job.pk, status=job.status).update(
+        status=Job.Status.PENDING, finished_at=None
+    )
+    if not claimed:
+        raise JobError(f"job {job.pk} was resumed already")
     job.status = Job.Status.PENDING
     job.finished_at = None
-    job.save(update_fields=["status", "finished_at"])
     return start(job) if background else run(job)
 
 
-def reap_interrupted(*, stale_after: timedelta = STALE_AFTER) -> int:
-    """Mark as interrupted every running job whose worker is gone; return how many."""
-    cutoff = timezone.now() - stale_after
-    host = socket.gethostname()
+def reap_interrupted(*, stale_after: timedelta | None = None) -> int:
+    """Mark as interrupted every running job whose worker is gone; return how many.
+
+    A split job is gone when its heartbeat, which every running part keeps, is stale and none
+    of its parts waits in the queue.
+    """
+    cutoff = stale_cutoff(stale_after)
     reaped = 0
     for job in Job.objects.filter(status=Job.Status.RUNNING):
-        dead_here = job.worker.startswith(f"{host}:") and not _pid_alive(job.worker)
+        if job.parts and JobPart.objects.filter(job=job, status=JobPart.Status.PENDING).exists():
+            continue  # its parts wait in the queue: the job is not gone, only behind others
+        dead_here = not job.parts and worker_gone(job.worker)
         stale = job.heartbeat_at is None or job.heartbeat_at < cutoff
         if dead_here or stale:
             updated = Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(
@@ -228,6 +313,11 @@ def reap_interrupted(*, stale_after: timedelta = STALE_AFTER) -> int:
             )
             reaped += updated
     return reaped
+
+
+def worker_gone(worker: str) -> bool:
+    """Whether ``worker`` (host:pid) is a process of this host that no longer runs."""
+    return worker.startswith(f"{socket.gethostname()}:") and not _pid_alive(worker)
 
 
 def _pid_alive(worker: str) -> bool:
@@ -246,7 +336,7 @@ def _pid_alive(worker: str) -> bool:
     return True
 
 
-def _server_loop() -> asyncio.AbstractEventLoop | None:
+def server_loop() -> asyncio.AbstractEventLoop | None:
     try:
         return asyncio.get_running_loop()
     except RuntimeError:
@@ -257,15 +347,18 @@ def _server_loop() -> asyncio.AbstractEventLoop | None:
     return loop if isinstance(loop, asyncio.AbstractEventLoop) else None
 
 
-def _run_in_thread(job_id: int, loop: asyncio.AbstractEventLoop | None) -> None:
+def run_queued(job_id: int, loop: asyncio.AbstractEventLoop | None = None) -> None:
+    """Run a queued job in this worker, unless another worker has claimed it already."""
+    claimed = Job.objects.filter(pk=job_id, status=Job.Status.PENDING).update(
+        status=Job.Status.RUNNING, worker=worker_id(), heartbeat_at=timezone.now()
+    )
+    if not claimed:
+        return
     try:
         job = Job.objects.get(pk=job_id)
-        _execute(job, loop=loop, on_progress=None)
+        _execute(job, loop=loop, on_progress=None, inline=False)
     except Exception:
         logger.exception("job %s crashed outside its function", job_id)
-    finally:
-        # This thread ends here; a persistent connection left open would outlive it.
-        connection.close()
 
 
 def _execute(
@@ -273,8 +366,9 @@ def _execute(
     *,
     loop: asyncio.AbstractEventLoop | None,
     on_progress: Callable[[Job], None] | None,
+    inline: bool = True,
 ) -> Job:
-    func = _REGISTRY.get(job.kind)
+    kind = _REGISTRY.get(job.kind)
     resumed = job.started_at is not None
     now = timezone.now()
     job.status = Job.Status.RUNNING
@@ -283,7 +377,14 @@ def _execute(
     job.heartbeat_at = now
     job.message = job.message if resumed else ""
     job.save(update_fields=["status", "worker", "started_at", "heartbeat_at", "message"])
+    Job.objects.filter(pk=job.pk).update(attempts=F("attempts") + 1)
+    job.attempts += 1
     publish(job, loop=loop)
+    if kind is not None and kind.split:
+        from evalsite import job_parts
+
+        return job_parts.run_split(job, loop=loop, on_progress=on_progress, inline=inline)
+    func = kind.func if kind is not None else None
     stop_heartbeat = threading.Event()
     heartbeat = threading.Thread(
         target=_beat, args=(job.pk, stop_heartbeat), name=f"job-{job.pk}-heartbeat", daemon=True
@@ -307,7 +408,7 @@ def _execute(
             job.done = job.total
     finally:
         stop_heartbeat.set()
-        heartbeat.join(timeout=HEARTBEAT_SECONDS)
+        heartbeat.join(timeout=heartbeat_seconds())
     job.finished_at = timezone.now()
     job.checkpoint = context.checkpoint
     job.save()
@@ -319,7 +420,7 @@ def _execute(
 
 def _beat(job_id: int, stop: threading.Event) -> None:
     try:
-        while not stop.wait(HEARTBEAT_SECONDS):
+        while not stop.wait(heartbeat_seconds()):
             Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
                 heartbeat_at=timezone.now()
             )

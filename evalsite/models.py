@@ -63,6 +63,14 @@ class Job(models.Model):
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
     heartbeat_at = models.DateTimeField(_("heartbeat"), null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(
+        _("attempts"), default=0, help_text=_("How many times a worker has started this job.")
+    )
+    parts = models.PositiveSmallIntegerField(
+        _("parts"),
+        default=0,
+        help_text=_("How many parts the job is split into, for several workers; 0 if not split."),
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -112,6 +120,43 @@ class Job(models.Model):
             "percent": self.percent,
             "message": self.message,
         }
+
+
+class JobPart(models.Model):
+    """One share of a split job's items, run by one worker at a time, with its own checkpoint."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="job_parts")
+    index = models.PositiveSmallIntegerField(_("index"))
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.PENDING
+    )
+    done = models.PositiveIntegerField(_("done"), default=0)
+    total = models.PositiveIntegerField(_("total"), null=True, blank=True)
+    message = models.CharField(_("message"), max_length=500, blank=True)
+    errors = models.JSONField(_("errors"), default=list, blank=True)
+    result = models.JSONField(_("result"), default=dict, blank=True)
+    checkpoint = models.JSONField(_("checkpoint"), default=dict, blank=True)
+    worker = models.CharField(_("worker"), max_length=100, blank=True)
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    heartbeat_at = models.DateTimeField(_("heartbeat"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["job", "index"]
+        constraints = [models.UniqueConstraint(fields=["job", "index"], name="one_part_per_index")]
+        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+
+    def __str__(self) -> str:
+        return f"part {self.index} of job {self.job_id} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {self.Status.DONE, self.Status.FAILED}
 
 
 class LLMCall(models.Model):

@@ -141,6 +141,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    "django_tasks",
+    "django_tasks_db",
     "evalsite",
     "liveeval",
     "annotation",
@@ -204,6 +206,25 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Background jobs (docs/jobs.md). "worker": queued in the database, run by `manage.py job_worker`
+# processes on any machine. "thread": run in a thread of the process that starts them (tests, a
+# single process without workers).
+JOB_RUNNER = env_str("JOB_RUNNER", "worker")
+if JOB_RUNNER not in {"worker", "thread"}:
+    raise ImproperlyConfigured(f"JOB_RUNNER must be 'worker' or 'thread'; got {JOB_RUNNER!r}")
+TASKS = {
+    "default": {
+        "BACKEND": "django_tasks_db.DatabaseBackend"
+        if JOB_RUNNER == "worker"
+        else "evalsite.job_threads.ThreadBackend"
+    }
+}
+# How many parts a split job (an LLM scoring or simulation run) is cut into, so that several
+# workers share it; how often each worker looks for stopped work; when a heartbeat is stale.
+JOB_PARTS = env_int("JOB_PARTS", 4, minimum=1)
+JOB_REAP_SECONDS = float(env_int("JOB_REAP_MILLISECONDS", 5000, minimum=50)) / 1000
+JOB_STALE_SECONDS = env_int("JOB_STALE_SECONDS", 30, minimum=1)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

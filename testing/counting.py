@@ -30,6 +30,8 @@ def count_job(context: JobContext) -> dict[str, Any]:
     fail_at = context.params.get("fail_at")
     start_at = int(context.checkpoint.get("next", 0))
     counted: list[int] = list(context.checkpoint.get("counted", []))
+    # Where each run started: a resumed run starts from the checkpoint, not from 0.
+    context.checkpoint["starts"] = [*context.checkpoint.get("starts", []), start_at]
     context.progress(start_at, total, "Counting", force=True)
     for step in range(start_at, total):
         if fail_at is not None and step == int(fail_at) and not context.resumed:

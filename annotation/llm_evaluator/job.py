@@ -11,7 +11,8 @@ malformed one is recorded on the job as an error, with the raw text, and that tr
 left unscored.
 
 Scoring runs as the background job ``annotation.llm_score``, from the coordinator's page or
-from ``manage.py llm_score``. Transcripts are scored concurrently, up to the endpoint's
+from ``manage.py llm_score``; it is split into parts that several workers run at once, each
+scoring its share of the transcripts. Transcripts are scored concurrently, up to the endpoint's
 concurrency limit; each transcript's scores are written together with the job's checkpoint in
 one transaction, so a resumed job asks nothing about a transcript it has already answered.
 The client's response cache is on: a new job over the same transcripts is answered from the
@@ -51,7 +52,7 @@ from evalsite.llm.answers import JSONAnswer
 from evalsite.llm.client import LLMClient
 from evalsite.llm.config import LLMConfig
 from evalsite.llm.errors import LLMConfigError
-from evalsite.llm.runs import RAW_SHOWN, run_with_llm, save_checkpoint
+from evalsite.llm.runs import RAW_SHOWN, merge_results, run_with_llm, save_checkpoint
 from evalsite.models import Job
 
 SCORE_JOB = "annotation.llm_score"
@@ -178,10 +179,12 @@ def _rubric_dimensions(campaign: Campaign) -> list[Dimension]:
     return list(campaign.rubric.dimensions.prefetch_related(levels))
 
 
-@job_kind(SCORE_JOB)
+@job_kind(SCORE_JOB, split=True, merge=merge_results)
 def score_campaign(context: JobContext) -> dict[str, Any]:
     """params: campaign (id), evaluator (the stored name), llm (an ``LLMConfig`` mapping),
-    few_shot (optional: the version's examples, ``{"transcript": id, "scores": {...}}``)."""
+    few_shot (optional: the version's examples, ``{"transcript": id, "scores": {...}}``).
+
+    Each part of the job scores its share of the transcripts."""
     campaign = _campaign(context.params["campaign"])
     try:
         config = LLMConfig.from_config(context.params["llm"])
@@ -189,11 +192,14 @@ def score_campaign(context: JobContext) -> dict[str, Any]:
         raise JobError(f"the LLM settings cannot work: {error}") from None
     evaluator = str(context.params["evaluator"])
     dimensions = _rubric_dimensions(campaign)
-    transcripts = [
-        transcript
-        for transcript in campaign.transcripts.order_by("position", "pk")
-        if applicable_dimensions(transcript, dimensions)
-    ]
+    transcripts = context.share(
+        (
+            transcript
+            for transcript in campaign.transcripts.order_by("position", "pk")
+            if applicable_dimensions(transcript, dimensions)
+        ),
+        key=lambda transcript: transcript.pk,
+    )
     examples = stored_examples(list(context.params.get("few_shot", [])))
     run = ScoringRun(context, evaluator, len(transcripts))
     todo = [transcript for transcript in transcripts if transcript.pk not in run.done]

@@ -1,8 +1,9 @@
 """What every LLM job shares: the worker pool, the checkpoint saved with each result, resuming.
 
-An LLM job (the evaluator's scoring, the simulated judges) works through a list of items with
-as many workers as the endpoint's concurrency, all sharing one client: each worker takes the
-next item when it is free. Each result is stored together with the job's checkpoint in one
+An LLM job (the evaluator's scoring, the simulated judges) is a split job: each of its parts,
+run by a worker process, works through its share of the items with as many concurrent
+requests as the endpoint's concurrency, all sharing one client: each takes the next item when
+it is free. Each result is stored together with the job's checkpoint in one
 transaction (:func:`save_checkpoint`), so a resumed job skips what is done and asks nothing
 twice. An endpoint that keeps failing stops the job as failed, to be resumed once it is back;
 the management commands resume it with :func:`resume_from_command`.
@@ -85,14 +86,14 @@ def save_checkpoint(
 
     Call it inside the transaction that stores the result it records.
     """
-    job = context.job
     context.checkpoint.update(checkpoint)
-    Job.objects.filter(pk=job.pk).update(
-        checkpoint=context.checkpoint,
-        errors=job.errors,
-        done=items_done,
-        heartbeat_at=now or timezone.now(),
-    )
+    context.write_checkpoint(items_done, now or timezone.now())
+
+
+def merge_results(job: Job, results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Join the results of an LLM job's parts: counts add up, and the usage is the whole job's
+    (every part records its calls under the job's purpose)."""
+    return {**jobs.merge_results(results), **Usage.of(job_purpose(job)).as_result()}
 
 
 OPTIONAL_ENDPOINT_OPTIONS = (

@@ -1,7 +1,8 @@
 """Simulated judges as a background job: one dialogue per (task, system, persona).
 
 Simulation runs as the background job ``liveeval.simulate``, from the coordinator's page or
-from ``manage.py simulate``. Its dialogues are ChatSessions of kind ``simulated`` with the
+from ``manage.py simulate``; it is split into parts that several workers run at once, each
+holding its share of the dialogues. Its dialogues are ChatSessions of kind ``simulated`` with the
 persona, in the campaign but in no judge's queue, so they never take a judge's place; the
 leaderboard sets them beside the judges' and measures how well they agree. The checkpoint
 names each dialogue's session as soon as it exists, and a resumed job goes on from the stored
@@ -22,7 +23,7 @@ from evalsite.jobs import JobContext, JobError, job_kind
 from evalsite.llm.client import LLMClient
 from evalsite.llm.config import LLMConfig
 from evalsite.llm.errors import LLMConfigError
-from evalsite.llm.runs import run_with_llm, save_checkpoint
+from evalsite.llm.runs import merge_results, run_with_llm, save_checkpoint
 from evalsite.models import Job
 from liveeval.booking.goals import goal_met
 from liveeval.booking.world import world_covers
@@ -168,16 +169,21 @@ def plan_dialogues(
     ]
 
 
-@job_kind(SIMULATE_JOB)
+@job_kind(SIMULATE_JOB, split=True, merge=merge_results)
 def simulate_campaign(context: JobContext) -> dict[str, Any]:
-    """params: campaign (id), tasks (keys), systems (slugs), personas (keys), simulator, llm."""
+    """params: campaign (id), tasks (keys), systems (slugs), personas (keys), simulator, llm.
+
+    Each part of the job holds its share of the dialogues."""
     params = context.params
     campaign = Campaign.objects.filter(pk=params["campaign"]).first()
     if campaign is None:
         raise JobError(f"there is no live campaign {params['campaign']}")
     try:
         config = LLMConfig.from_config(params["llm"])
-        plan = plan_dialogues(campaign, params["tasks"], params["systems"], params["personas"])
+        plan = context.share(
+            plan_dialogues(campaign, params["tasks"], params["systems"], params["personas"]),
+            key=lambda dialogue: dialogue.index,
+        )
     except (LLMConfigError, ValueError) as error:
         raise JobError(str(error)) from None
     if not world_covers(campaign.today):

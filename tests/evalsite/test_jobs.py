@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -9,8 +10,8 @@ from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import timezone
 
-from evalsite import jobs
-from evalsite.models import Job
+from evalsite import job_parts, jobs
+from evalsite.models import Job, JobPart
 
 
 @pytest.mark.django_db
@@ -109,10 +110,12 @@ class TestBackground:
     def test_a_started_job_runs_without_blocking(self, coordinator: User) -> None:
         job = jobs.create("testing.count", {"total": 6, "delay": 0.05}, user=coordinator)
         began = time.monotonic()
-        thread = jobs.start(job)
+        jobs.start(job)
         assert time.monotonic() - began < 0.5
-        thread.join(timeout=10)
-        job.refresh_from_db()
+        deadline = time.monotonic() + 10
+        while not job.is_finished and time.monotonic() < deadline:
+            time.sleep(0.05)
+            job.refresh_from_db()
         assert job.status == Job.Status.DONE and job.done == 6
 
 
@@ -238,3 +241,69 @@ class TestHowThePageWatchesAJob:
         html = self._page(coordinator_client, job)
         assert "ws-connect" not in html and "hx-trigger" not in html
         assert 'data-status="done"' in html
+
+
+# Tasks queued by the recovery are only noted, so that the test can read what was queued.
+NOTED_TASKS = override_settings(
+    TASKS={"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
+)
+
+
+@pytest.mark.django_db
+class TestRecoveryOfSplitJobs:
+    @pytest.fixture(autouse=True)
+    def _noted_tasks(self) -> Iterator[None]:
+        with NOTED_TASKS:
+            yield
+
+    def _split(self) -> Job:
+        return Job.objects.create(
+            kind="annotation.llm_score",
+            status=Job.Status.RUNNING,
+            parts=2,
+            heartbeat_at=timezone.now() - timedelta(hours=1),
+        )
+
+    def test_a_part_whose_worker_died_is_queued_again_and_its_job_is_not_reaped(self) -> None:
+        import socket
+
+        from django_tasks import default_task_backend
+
+        job = self._split()
+        dead = JobPart.objects.create(
+            job=job,
+            index=0,
+            status=JobPart.Status.RUNNING,
+            worker=f"{socket.gethostname()}:999999",
+            attempts=1,
+            heartbeat_at=timezone.now(),
+            checkpoint={"done": [[1, 3]]},
+        )
+        JobPart.objects.create(job=job, index=1, status=JobPart.Status.DONE, worker="x:1")
+
+        assert job_parts.requeue_stopped() == 1
+
+        dead.refresh_from_db()
+        assert dead.status == JobPart.Status.PENDING and dead.checkpoint == {"done": [[1, 3]]}
+        queued = [(r.task.name, r.args) for r in default_task_backend.results]  # type: ignore[attr-defined]
+        assert queued == [("run_part_task", [job.pk, 0])]
+        # Its part waits in the queue: the job is behind other work, not gone.
+        assert jobs.reap_interrupted() == 0
+
+    def test_a_part_stopped_too_often_fails_its_job(self) -> None:
+        job = self._split()
+        JobPart.objects.create(
+            job=job,
+            index=0,
+            status=JobPart.Status.RUNNING,
+            worker="elsewhere:1",
+            attempts=jobs.MAX_ATTEMPTS,
+            heartbeat_at=timezone.now() - timedelta(hours=1),
+        )
+        JobPart.objects.create(job=job, index=1, status=JobPart.Status.DONE, worker="x:1")
+
+        assert job_parts.requeue_stopped() == 0
+
+        job.refresh_from_db()
+        assert job.status == Job.Status.FAILED
+        assert job.errors == [f"part 1 stopped {jobs.MAX_ATTEMPTS} times"]
