@@ -50,6 +50,9 @@ class Exchange:
     notice: Message | None
     ended: bool
     turns: int
+    failure: str | None = None
+    """Why the system gave no reply, in English for the operator; never shown to judges."""
+    latency_ms: int = 0
 
 
 def _append(session: ChatSession, role: str, text: str, **fields: object) -> Message:
@@ -166,7 +169,7 @@ async def exchange(
             raise SystemUnavailable("empty reply", _("The system sent an empty reply."))
     except TimeoutError:
         failure = SystemUnavailable(
-            f"no reply within {timeout:g} s",
+            f"timed out after {timeout:g} s",
             _("The system did not answer in time."),
         )
     except SystemUnavailable as exc:
@@ -180,4 +183,12 @@ async def exchange(
     reply_message, notice, ended, turns = await sync_to_async(_finish)(
         session, context, reply, failure, latency_ms, max_turns
     )
-    return Exchange(user_message, reply_message, notice, ended, turns)
+    return Exchange(
+        user_message,
+        reply_message,
+        notice,
+        ended,
+        turns,
+        failure=failure.reason if failure is not None else None,
+        latency_ms=latency_ms,
+    )

@@ -108,7 +108,7 @@ def read_reply(status: int, body: bytes, endpoint: str) -> Reply:
     try:
         answer = json.loads(body)
     except (ValueError, UnicodeDecodeError):
-        raise unavailable(f"{endpoint} answered with something that is not JSON") from None
+        raise unavailable(f"not JSON: {endpoint} answered with something else") from None
     if not isinstance(answer, dict):
         raise unavailable(f"{endpoint} answered with JSON that is not an object")
     reply = answer.get("reply")
@@ -120,6 +120,16 @@ def read_reply(status: int, body: bytes, endpoint: str) -> Reply:
     if not isinstance(end, bool):
         raise unavailable(f"{endpoint} answered with an 'end' that is not true or false")
     return Reply(reply, end)
+
+
+def connect_failure(endpoint: str, error: httpx.ConnectError) -> str:
+    """The cause of a failed connection, its first words plain English: refused, or why not."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, ConnectionRefusedError) or "refused" in str(cause).lower():
+            return f"connection refused by {endpoint}"
+        cause = cause.__cause__ or cause.__context__
+    return f"cannot connect to {endpoint}: {error or error.__class__.__name__}"
 
 
 class HttpSystem:
@@ -138,9 +148,11 @@ class HttpSystem:
                 status, body = await self._post(config, payload(context, user_text))
         except (TimeoutError, httpx.TimeoutException):
             raise SystemUnavailable(
-                f"no answer from {config.endpoint} within {config.timeout:g} s",
+                f"timed out after {config.timeout:g} s waiting for {config.endpoint}",
                 _("The system did not answer in time."),
             ) from None
+        except httpx.ConnectError as error:
+            raise SystemUnavailable(connect_failure(config.endpoint, error)) from None
         except httpx.HTTPError as error:
             raise SystemUnavailable(
                 f"cannot reach {config.endpoint}: {error.__class__.__name__}: {error}"
@@ -158,7 +170,9 @@ class HttpSystem:
             async for chunk in response.aiter_bytes():
                 body.extend(chunk)
                 if len(body) > config.max_bytes:
-                    raise unavailable(f"{config.endpoint} sent more than {config.max_bytes} bytes")
+                    raise unavailable(
+                        f"reply too large: {config.endpoint} sent over {config.max_bytes} bytes"
+                    )
             return response.status_code, bytes(body)
 
 
