@@ -1,4 +1,4 @@
-"""The forms that make an invitation link and that sign up through one."""
+"""The forms that make an invitation link, sign up through one, and add people from a CSV."""
 
 from __future__ import annotations
 
@@ -70,3 +70,31 @@ class SignupForm(UserCreationForm[User]):
         model = User
         fields = ("username", "email")
         field_classes = {"username": UsernameField}
+
+
+class BulkPeopleForm(forms.Form):
+    file = forms.FileField(
+        label=_("CSV file"),
+        help_text=_(
+            "Columns username,email,role,campaign; role is judge, annotator or coordinator."
+        ),
+    )
+    passwords = forms.ChoiceField(
+        label=_("Passwords"),
+        choices=[
+            ("show", _("Make a password for each person and show them to me once")),
+            ("mail", _("Mail each person a link to choose their own")),
+        ],
+        widget=forms.RadioSelect,
+        initial="show",
+    )
+
+    def clean_file(self) -> str:
+        """The file's text; it is small, and read whole."""
+        raw: bytes = self.cleaned_data["file"].read()
+        try:
+            return raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise forms.ValidationError(
+                _("The file is not UTF-8 text; save it as CSV UTF-8."), code="encoding"
+            ) from None

@@ -42,6 +42,11 @@ def register_team(team: Team) -> None:
     _TEAMS[team.key] = team
 
 
+def teams_for(role: str) -> list[Team]:
+    """The registered campaigns people of ``role`` can join."""
+    return [team for team in _TEAMS.values() if team.role == role]
+
+
 def team_choices() -> list[tuple[str, str]]:
     """Every campaign an invitation may name, as ('app:id', 'kind: name')."""
     return [

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path
 
-from evalsite import invitation_views, views
+from evalsite import invitation_views, people_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,6 +16,7 @@ urlpatterns = [
         invitation_views.invitation_revoke,
         name="invitation_revoke",
     ),
+    path("people/add/", people_views.bulk_add, name="bulk_add"),
     path("join/<str:token>/", invitation_views.signup, name="signup"),
     path("jobs/", views.job_list, name="job_list"),
     path("jobs/<int:job_id>/", views.job_detail, name="job_detail"),
