@@ -6,6 +6,7 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
+from annotation import queue
 from annotation.models import Campaign
 from evalsite import roles
 from evalsite.invitations import Team, register_team
@@ -29,7 +30,18 @@ def join(user: Any, campaign_id: int) -> None:
         campaign.annotators.add(user)
 
 
+def release(user: Any) -> None:
+    queue.release_held(user)
+
+
 def register_teams() -> None:
     register_team(
-        Team("annotation", roles.ANNOTATORS, _("Annotation campaign"), open_campaigns, join)
+        Team(
+            "annotation",
+            roles.ANNOTATORS,
+            _("Annotation campaign"),
+            open_campaigns,
+            join,
+            release,
+        )
     )

@@ -33,9 +33,15 @@ class Team:
     label: StrOrPromise
     choices: Callable[[], list[tuple[int, str]]]
     join: Callable[[Any, int], None]
+    release: Callable[[Any], None]
+    """Give back what a deactivated person holds in these campaigns, for others to take."""
 
 
 _TEAMS: dict[str, Team] = {}
+
+
+def registered_teams() -> list[Team]:
+    return list(_TEAMS.values())
 
 
 def register_team(team: Team) -> None:

@@ -1,11 +1,17 @@
-"""Adding many people at once from a CSV file."""
+"""Adding many people at once from a CSV file, and deactivating one."""
 
 from __future__ import annotations
 
+from django.contrib import messages
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
 from evalsite import bulk_people, roles
+from evalsite.deactivation import CannotDeactivate, deactivate
 from evalsite.invitation_forms import BulkPeopleForm
 
 
@@ -26,3 +32,19 @@ def bulk_add(request: HttpRequest) -> HttpResponse:
     # Passwords are shown once: the page must not be kept by a browser or a proxy.
     response["Cache-Control"] = "no-store"
     return response
+
+
+@roles.coordinator_required
+@require_POST
+def deactivate_person(request: HttpRequest, user_id: int) -> HttpResponse:
+    person = get_object_or_404(User, pk=user_id)
+    try:
+        deactivate(person, by=request.user)
+        done = _("%(name)s is deactivated; the items they held are back in the pool.")
+        messages.success(request, done % {"name": person.username})
+    except CannotDeactivate as refused:
+        messages.error(request, str(refused))
+    back = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        return redirect(back)
+    return redirect("home")

@@ -17,6 +17,11 @@ urlpatterns = [
         name="invitation_revoke",
     ),
     path("people/add/", people_views.bulk_add, name="bulk_add"),
+    path(
+        "people/<int:user_id>/deactivate/",
+        people_views.deactivate_person,
+        name="deactivate_person",
+    ),
     path("join/<str:token>/", invitation_views.signup, name="signup"),
     path("jobs/", views.job_list, name="job_list"),
     path("jobs/<int:job_id>/", views.job_detail, name="job_detail"),

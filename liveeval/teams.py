@@ -27,5 +27,11 @@ def join(user: Any, campaign_id: int) -> None:
         campaigns.add_judge(campaign, user)
 
 
+def release(user: Any) -> None:
+    """Take the judge out of every campaign not closed; their pending work goes to the others."""
+    for campaign in Campaign.objects.filter(judges=user).exclude(status=Campaign.Status.CLOSED):
+        campaigns.remove_judge(campaign, user)
+
+
 def register_teams() -> None:
-    register_team(Team("live", roles.JUDGES, _("Live campaign"), open_campaigns, join))
+    register_team(Team("live", roles.JUDGES, _("Live campaign"), open_campaigns, join, release))
