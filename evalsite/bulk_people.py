@@ -28,8 +28,10 @@ from django.utils.translation import gettext as _
 
 from evalsite import roles
 from evalsite.invitations import Team, teams_for
+from evalsite.models import Invitation
 
 COLUMNS = ("username", "email", "role", "campaign")
+ROLE_LABELS = dict(Invitation.ROLE_CHOICES)
 ROLE_WORDS = {
     "judge": roles.JUDGES,
     "judges": roles.JUDGES,
@@ -183,9 +185,8 @@ def add_people(newcomers: list[Newcomer], *, mail: bool, site: str) -> list[Adde
             if newcomer.team is not None and newcomer.campaign_id is not None:
                 newcomer.team.join(user, newcomer.campaign_id)
             created.append(user)
-            added.append(
-                Added(newcomer.username, newcomer.role, newcomer.campaign_name, password, mail)
-            )
+            role = str(ROLE_LABELS[newcomer.role])
+            added.append(Added(newcomer.username, role, newcomer.campaign_name, password, mail))
     if mail:
         for user in created:
             _mail_link(user, site)
