@@ -17,6 +17,11 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/", views.campaign_detail, name="campaign_detail"),
     path("campaigns/<int:campaign_id>/edit/", views.campaign_edit, name="campaign_edit"),
     path(
+        "campaigns/<int:campaign_id>/progress/",
+        views.campaign_progress,
+        name="campaign_progress",
+    ),
+    path(
         "campaigns/<int:campaign_id>/open/",
         views.campaign_action,
         {"action": "open"},

@@ -81,3 +81,16 @@ def test_only_coordinators_deactivate() -> None:
     assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
     victim.refresh_from_db()
     assert victim.is_active
+
+
+def test_the_roster_part_refreshes_by_itself_and_is_for_coordinators(
+    coordinator_client: Client, one_item: Campaign
+) -> None:
+    anna = person("anna", roles.ANNOTATORS)
+    part = reverse("annotation:roster", args=[one_item.pk])
+    page = coordinator_client.get(reverse("annotation:dashboard", args=[one_item.pk]))
+    assert f'hx-get="{part}"' in page.content.decode()
+    queue.next_for(anna, one_item)
+    rows = coordinator_client.get(part).context["annotators"]
+    assert [(row.username, row.held) for row in rows] == [("anna", 1)]
+    assert logged_in(anna).get(part).status_code == 403

@@ -1,12 +1,16 @@
-"""The live campaign form: readable task cards, and field errors instead of constraint names."""
+"""The live campaign pages: readable task cards, field errors, progress without a reload."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from liveeval.models import Campaign
+from liveeval.models import Campaign, ChatSession
+from tests.conftest import logged_in
 from tests.liveeval.conftest import make_system, make_task
 
 
@@ -62,3 +66,29 @@ def test_the_form_lists_each_task_card_by_its_title_and_a_preview(
     coordinator_client.cookies["django_language"] = "zh-hans"
     page = coordinator_client.get(reverse("liveeval:campaign_new")).content.decode()
     assert "北京到上海的机票 — 预定明天从北京去上海的机票。 (flight-x)" in page
+
+
+@pytest.mark.django_db
+def test_an_open_campaign_page_refreshes_its_progress_part_by_itself(
+    coordinator_client: Client, judge: User
+) -> None:
+    campaign = Campaign.objects.create(
+        name="Running", today=dt.date(2026, 12, 1), status=Campaign.Status.OPEN
+    )
+    part = reverse("liveeval:campaign_progress", args=[campaign.pk])
+    page = coordinator_client.get(reverse("liveeval:campaign_detail", args=[campaign.pk]))
+    assert f'hx-get="{part}"' in page.content.decode()
+    system = make_system("reference", "ref-y", "System Y")
+    ChatSession.objects.create(
+        system=system,
+        campaign=campaign,
+        kind=ChatSession.Kind.JUDGED,
+        user=judge,
+        today=campaign.today,
+        status=ChatSession.Status.OPEN,
+    )
+    fresh = coordinator_client.get(part)
+    assert fresh.status_code == 200
+    assert fresh.context["progress"]["overall"].in_progress == 1
+    assert "jade" in fresh.content.decode()
+    assert logged_in(judge).get(part).status_code == 403
