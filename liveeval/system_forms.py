@@ -12,6 +12,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from evalsite.llm.credentials import credentials
 from liveeval.models import DialogueSystem
 from liveeval.systems.configuration import SystemConfigError, check_config, free_alias
 
@@ -43,11 +44,17 @@ def _http_fields() -> dict[str, forms.Field]:
 
 
 def _openai_fields() -> dict[str, forms.Field]:
+    # The endpoint is one of the operator's named credentials: a page never takes a key,
+    # the name of a variable holding one, or a URL a key would be sent to.
+    named = [(item.name, f"{item.name} ({item.base_url})") for item in credentials()]
     return {
-        "base_url": forms.CharField(
-            label=_("Base URL"),
-            max_length=500,
-            help_text=_("The OpenAI-compatible endpoint, e.g. http://127.0.0.1:8001/v1."),
+        "credential": forms.ChoiceField(
+            label=_("Endpoint"),
+            choices=named,
+            help_text=_(
+                "One of the endpoints the operator configured (EVALSITE_LLM_KEYS); "
+                "each has its own key and address."
+            ),
         ),
         "model": forms.CharField(label=_("Model"), max_length=200),
         "temperature": forms.FloatField(label=_("Temperature"), required=False),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -18,6 +19,11 @@ from testing.servers import free_port
 from tests.conftest import logged_in, make_user
 from tests.liveeval.conftest import make_campaign
 from tests.liveeval.test_http_system import TeamServer
+
+
+@pytest.fixture(autouse=True)
+def llm_credentials(settings: Any) -> None:
+    settings.LLM_KEYS = "local:@http://127.0.0.1:8001/v1"
 
 
 @pytest.fixture
@@ -156,15 +162,36 @@ def test_an_llm_agent_with_a_temperature_out_of_range_is_an_error_on_that_field(
 ) -> None:
     response = coordinator_client.post(
         reverse("liveeval:system_new") + "?kind=openai",
-        {
-            "slug": "agent",
-            "base_url": "http://127.0.0.1:8001/v1",
-            "model": "m",
-            "temperature": "3",
-        },
+        {"slug": "agent", "credential": "local", "model": "m", "temperature": "3"},
     )
     assert list(response.context["form"].errors) == ["temperature"]
     assert not DialogueSystem.objects.filter(slug="agent").exists()
+
+
+@pytest.mark.django_db
+def test_an_llm_agent_picks_a_named_credential_and_never_a_key_or_variable(
+    coordinator_client: Client,
+) -> None:
+    url = reverse("liveeval:system_new") + "?kind=openai"
+    page = coordinator_client.get(url).content.decode()
+    assert 'name="credential"' in page and "local (http://127.0.0.1:8001/v1)" in page
+    for field in ("api_key", "api_key_env", "base_url"):
+        assert f'name="{field}"' not in page
+    response = coordinator_client.post(
+        url, {"slug": "agent", "credential": "local", "model": "qwen", "seed": "7"}
+    )
+    assert response.status_code == 302
+    agent = DialogueSystem.objects.get(slug="agent")
+    assert (agent.kind, agent.config) == (
+        "openai",
+        {"credential": "local", "model": "qwen", "seed": 7},
+    )
+    smuggled = coordinator_client.post(
+        url,
+        {"slug": "agent-2", "credential": "elsewhere", "model": "m", "api_key_env": "SECRET_KEY"},
+    )
+    assert list(smuggled.context["form"].errors) == ["credential"]
+    assert not DialogueSystem.objects.filter(slug="agent-2").exists()
 
 
 @pytest.mark.django_db
