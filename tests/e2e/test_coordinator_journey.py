@@ -62,7 +62,7 @@ def empty_site() -> Iterator[Daphne]:
         env = database.env(EVALSITE_BASE_URL=f"http://127.0.0.1:{port}")
         database.manage("migrate", "--noinput", env=env)
         database.manage("load_task_cards", env=env)
-        database.manage("build_booking_world", "--days", "3", env=env)
+        database.manage("build_booking_world", "--days", "1", env=env)
         database.manage("shell", "-c", CREATE_COORDINATOR, env=env)
         with Daphne(env, port=port) as server:
             yield server
