@@ -19,7 +19,9 @@ class AnnotationConfig(AppConfig):
         from annotation.home import register_home_parts
         from annotation.llm_evaluator import job as llm_job  # noqa: F401
         from annotation.report import job as report_job  # noqa: F401
+        from annotation.teams import register_teams
         from evalsite.demo import register as register_demo
 
         register_home_parts()
+        register_teams()
         register_demo(seed_demo)

@@ -6,10 +6,11 @@ import math
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Count
+from django.db.models import Count, Max, Q
 
 from annotation.models import Assignment, Campaign, Response
 
@@ -84,6 +85,10 @@ class AnnotatorRow:
     median_seconds: float | None
     gold_correct: int
     gold_total: int
+    user_id: int | None = None
+    last_activity: datetime | None = None
+    held: int = 0
+    active: bool = True
 
     @property
     def gold_accuracy(self) -> float | None:
@@ -121,7 +126,8 @@ def annotator_rows(campaign: Campaign) -> list[AnnotatorRow]:
         if key in gold:
             answered[username] += 1
             correct[username] += int(gold[key] == value)
-    names = sorted(set(times) | set(skipped))
+    people = _roster_people(campaign)
+    names = sorted(set(times) | set(skipped) | set(people))
     return [
         AnnotatorRow(
             username=name,
@@ -130,9 +136,36 @@ def annotator_rows(campaign: Campaign) -> list[AnnotatorRow]:
             median_seconds=statistics.median(times[name]) / 1000 if times[name] else None,
             gold_correct=correct[name],
             gold_total=answered[name],
+            **people.get(name, {}),
         )
         for name in names
     ]
+
+
+def _roster_people(campaign: Campaign) -> dict[str, dict[str, Any]]:
+    """Each listed or working annotator's id, last activity, items held now, and whether active."""
+    people: dict[str, dict[str, Any]] = {
+        username: {"user_id": pk, "active": active, "last_activity": None, "held": 0}
+        for pk, username, active in campaign.annotators.values_list("pk", "username", "is_active")
+    }
+    activity = (
+        Assignment.objects.filter(campaign=campaign)
+        .values("annotator_id", "annotator__username", "annotator__is_active")
+        .annotate(
+            held_last=Max("held_at"),
+            submitted_last=Max("submitted_at"),
+            held=Count("pk", filter=Q(status=Assignment.Status.HELD)),
+        )
+    )
+    for row in activity:
+        moments = [moment for moment in (row["held_last"], row["submitted_last"]) if moment]
+        people[row["annotator__username"]] = {
+            "user_id": row["annotator_id"],
+            "active": row["annotator__is_active"],
+            "last_activity": max(moments) if moments else None,
+            "held": row["held"],
+        }
+    return people
 
 
 @dataclass(frozen=True)

@@ -218,3 +218,24 @@ def skip(user: Any, transcript: Transcript) -> None:
             _release([transcript.pk])
         assignment.status = Assignment.Status.SKIPPED
         assignment.save(update_fields=["status"])
+
+
+def release_held(user: Any) -> int:
+    """Give back every item ``user`` holds, in every campaign; return how many.
+
+    Used when a coordinator deactivates someone, so that their items go to others now
+    rather than when the holds expire.
+    """
+    with transaction.atomic():
+        held = list(
+            _locked(
+                Assignment.objects.filter(annotator=user, status=Assignment.Status.HELD)
+            ).values_list("pk", "transcript_id")
+        )
+        if not held:
+            return 0
+        Assignment.objects.filter(pk__in=[pk for pk, _ in held]).update(
+            status=Assignment.Status.EXPIRED
+        )
+        _release([transcript_id for _, transcript_id in held])
+    return len(held)

@@ -16,6 +16,7 @@ campaign_patterns = [
     path("import/", views.import_transcripts, name="import_transcripts"),
     path("import/llm-scores/", views.import_scores, name="import_scores"),
     path("<int:campaign_id>/", views.dashboard, name="dashboard"),
+    path("<int:campaign_id>/roster/", views.roster, name="roster"),
     path(
         "<int:campaign_id>/transcripts/<int:transcript_id>/",
         views.transcript_scores,

@@ -256,6 +256,14 @@ def dashboard(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @coordinator_required
+def roster(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The dashboard's roster part, fetched again while the campaign runs."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    context = {"campaign": campaign, "annotators": progress.annotator_rows(campaign)}
+    return render(request, "annotation/_roster.html", context)
+
+
+@coordinator_required
 def transcript_scores(request: HttpRequest, campaign_id: int, transcript_id: int) -> HttpResponse:
     """One transcript with every human answer and every LLM score: for coordinators only."""
     transcript = get_object_or_404(

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import secrets
 from typing import Any, Literal, TypedDict
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+from evalsite import roles
 
 
 class JobEvent(TypedDict):
@@ -209,3 +212,52 @@ class LLMCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model} #{self.pk} ({self.status})"
+
+
+def new_invitation_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class Invitation(models.Model):
+    """A link that lets people sign up with a role, and join a campaign, a set number of times."""
+
+    token = models.CharField(
+        _("token"), max_length=64, unique=True, default=new_invitation_token, editable=False
+    )
+    ROLE_CHOICES = [
+        (roles.JUDGES, _("Judge")),
+        (roles.ANNOTATORS, _("Annotator")),
+        (roles.COORDINATORS, _("Coordinator")),
+    ]
+
+    role = models.CharField(_("role"), max_length=32, choices=ROLE_CHOICES)
+    team = models.CharField(
+        _("campaign"),
+        max_length=64,
+        blank=True,
+        help_text=_("The campaign newcomers join, as 'app:id'; empty for none."),
+    )
+    team_name = models.CharField(_("campaign name"), max_length=200, blank=True)
+    max_uses = models.PositiveIntegerField(_("uses allowed"), default=1)
+    uses = models.PositiveIntegerField(_("uses"), default=0)
+    expires_at = models.DateTimeField(_("expires"))
+    revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("invitation")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(uses__lte=models.F("max_uses")), name="invitation_uses_within"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(max_uses__gte=1), name="invitation_max_uses_positive"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.role} ({self.uses}/{self.max_uses})"

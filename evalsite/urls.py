@@ -3,13 +3,26 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path
 
-from evalsite import views
+from evalsite import invitation_views, people_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("people/invitations/", invitation_views.invitation_list, name="invitations"),
+    path(
+        "people/invitations/<int:invitation_id>/revoke/",
+        invitation_views.invitation_revoke,
+        name="invitation_revoke",
+    ),
+    path("people/add/", people_views.bulk_add, name="bulk_add"),
+    path(
+        "people/<int:user_id>/deactivate/",
+        people_views.deactivate_person,
+        name="deactivate_person",
+    ),
+    path("join/<str:token>/", invitation_views.signup, name="signup"),
     path("jobs/", views.job_list, name="job_list"),
     path("jobs/<int:job_id>/", views.job_detail, name="job_detail"),
     path("jobs/<int:job_id>/resume/", views.job_resume, name="job_resume"),

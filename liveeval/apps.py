@@ -16,6 +16,8 @@ class LiveEvalConfig(AppConfig):
         from liveeval.demo import seed as seed_demo
         from liveeval.home import register_home_parts
         from liveeval.simulation import job  # noqa: F401
+        from liveeval.teams import register_teams
 
         register_home_parts()
+        register_teams()
         register_demo(seed_demo)

@@ -59,6 +59,9 @@ class Exchange:
     notice: Message | None
     ended: bool
     turns: int
+    failure: str | None = None
+    """Why the system gave no reply, in English for the operator; never shown to judges."""
+    latency_ms: int = 0
 
 
 def _claim(
@@ -207,7 +210,7 @@ def _answer_and_finish(
 
 def _timed_out(timeout: float) -> SystemUnavailable:
     return SystemUnavailable(
-        f"no reply within {timeout:g} s", _("The system did not answer in time.")
+        f"timed out after {timeout:g} s", _("The system did not answer in time.")
     )
 
 
@@ -273,4 +276,12 @@ async def exchange(
     reply_message, notice, ended, turns = await sync_to_async(_finish)(
         session, user_message.position + 1, context, reply, failure, latency_ms, max_turns
     )
-    return Exchange(user_message, reply_message, notice, ended, turns)
+    return Exchange(
+        user_message,
+        reply_message,
+        notice,
+        ended,
+        turns,
+        failure=failure.reason if failure is not None else None,
+        latency_ms=latency_ms,
+    )

@@ -4,6 +4,8 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.utils.text import Truncator
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from evalsite import roles
@@ -66,6 +68,15 @@ class RatingForm(forms.ModelForm[Rating]):
         labels = {"comment": _("Comment (optional)")}
 
 
+class TaskCardChoiceField(forms.ModelMultipleChoiceField):
+    """Lists each task card by its title and the start of its description, not its key alone."""
+
+    def label_from_instance(self, obj: Any) -> str:
+        lang = get_language() or "en"
+        preview = Truncator(obj.description(lang)).chars(90)
+        return f"{obj.title(lang)} — {preview} ({obj.key})"
+
+
 class CampaignForm(forms.ModelForm[Campaign]):
     class Meta:
         model = Campaign
@@ -87,6 +98,7 @@ class CampaignForm(forms.ModelForm[Campaign]):
             "judges": forms.CheckboxSelectMultiple,
             "today": forms.DateInput(attrs={"type": "date"}),
         }
+        field_classes = {"tasks": TaskCardChoiceField}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -131,6 +143,24 @@ class CampaignForm(forms.ModelForm[Campaign]):
         campaign.save()
         self.save_m2m()
         return campaign
+
+    def clean_judgements_per_pair(self) -> int:
+        k: int = self.cleaned_data["judgements_per_pair"]
+        if k < 1:
+            raise forms.ValidationError(
+                _("Each (task, system) pair needs at least one judge: K must be 1 or more."),
+                code="k_positive",
+            )
+        return k
+
+    def clean_max_turns(self) -> int:
+        turns: int = self.cleaned_data["max_turns"]
+        if turns < 2:
+            raise forms.ValidationError(
+                _("A dialogue needs at least two turns: the user's and the system's."),
+                code="max_turns_at_least_two",
+            )
+        return turns
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from liveeval import views
+from liveeval import system_views, views
 
 app_name = "liveeval"
 
@@ -16,6 +16,11 @@ urlpatterns = [
     path("campaigns/new/", views.campaign_edit, name="campaign_new"),
     path("campaigns/<int:campaign_id>/", views.campaign_detail, name="campaign_detail"),
     path("campaigns/<int:campaign_id>/edit/", views.campaign_edit, name="campaign_edit"),
+    path(
+        "campaigns/<int:campaign_id>/progress/",
+        views.campaign_progress,
+        name="campaign_progress",
+    ),
     path(
         "campaigns/<int:campaign_id>/open/",
         views.campaign_action,
@@ -39,4 +44,10 @@ urlpatterns = [
         name="campaign_export",
     ),
     path("review/<int:session_id>/", views.session_review, name="session_review"),
+    path("systems/", system_views.system_list, name="system_list"),
+    path("systems/new/", system_views.system_edit, name="system_new"),
+    path("systems/<int:system_id>/", system_views.system_edit, name="system_edit"),
+    path("systems/<int:system_id>/test/", system_views.system_test, name="system_test"),
+    path("systems/<int:system_id>/toggle/", system_views.system_toggle, name="system_toggle"),
+    path("systems/<int:system_id>/delete/", system_views.system_delete, name="system_delete"),
 ]

@@ -184,22 +184,35 @@ def campaign_edit(request: HttpRequest, campaign_id: int | None = None) -> HttpR
     return render(request, "liveeval/campaign_form.html", {"form": form, "campaign": campaign})
 
 
-@roles.coordinator_required
-def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    context = {
+def _progress_context(campaign: Campaign) -> dict[str, Any]:
+    return {
         "campaign": campaign,
         "progress": campaigns.progress(campaign),
-        "flagged": campaigns.flagged_pairs(campaign),
-        "systems": campaign.systems.all(),
-        "tasks": campaign.tasks.all(),
-        "judges": campaign.judges.order_by("username"),
         "sessions": campaign.sessions.filter(kind=ChatSession.Kind.JUDGED)
         .exclude(status=ChatSession.Status.PENDING)
         .select_related("system", "task", "user", "rating")
         .order_by("-ended_at", "-pk")[:200],
     }
+
+
+@roles.coordinator_required
+def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    context = {
+        **_progress_context(campaign),
+        "flagged": campaigns.flagged_pairs(campaign),
+        "systems": campaign.systems.all(),
+        "tasks": campaign.tasks.all(),
+        "judges": campaign.judges.order_by("username"),
+    }
     return render(request, "liveeval/campaign_detail.html", context)
+
+
+@roles.coordinator_required
+def campaign_progress(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The campaign page's progress part, fetched again while the campaign runs."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    return render(request, "liveeval/_campaign_progress.html", _progress_context(campaign))
 
 
 @roles.coordinator_required

@@ -25,12 +25,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from evalsite.endpoint_url import EndpointURLError, endpoint_url
 from liveeval.systems.base import DEFAULT_REPLY_TIMEOUT, Reply, SystemContext, SystemUnavailable
 
 DEFAULT_MAX_BYTES = 64 * 1024
@@ -55,10 +55,12 @@ class HttpConfig:
             raise HttpConfigError(
                 f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(CONFIG_KEYS)}"
             )
-        endpoint = config.get("endpoint")
-        parts = urlsplit(endpoint) if isinstance(endpoint, str) else None
-        if parts is None or parts.scheme not in {"http", "https"} or not parts.netloc:
-            raise HttpConfigError(f"endpoint must be an http(s) URL, not {endpoint!r}")
+        try:
+            endpoint = endpoint_url(config.get("endpoint"))
+        except EndpointURLError as error:
+            raise HttpConfigError(
+                f"endpoint must be an http(s) URL, not {config.get('endpoint')!r}: {error}"
+            ) from None
         timeout = config.get("timeout", DEFAULT_REPLY_TIMEOUT)
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
             raise HttpConfigError(f"timeout must be a number of seconds above 0, not {timeout!r}")
@@ -108,7 +110,7 @@ def read_reply(status: int, body: bytes, endpoint: str) -> Reply:
     try:
         answer = json.loads(body)
     except (ValueError, UnicodeDecodeError):
-        raise unavailable(f"{endpoint} answered with something that is not JSON") from None
+        raise unavailable(f"not JSON: {endpoint} answered with something else") from None
     if not isinstance(answer, dict):
         raise unavailable(f"{endpoint} answered with JSON that is not an object")
     reply = answer.get("reply")
@@ -120,6 +122,16 @@ def read_reply(status: int, body: bytes, endpoint: str) -> Reply:
     if not isinstance(end, bool):
         raise unavailable(f"{endpoint} answered with an 'end' that is not true or false")
     return Reply(reply, end)
+
+
+def connect_failure(endpoint: str, error: httpx.ConnectError) -> str:
+    """The cause of a failed connection, its first words plain English: refused, or why not."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, ConnectionRefusedError) or "refused" in str(cause).lower():
+            return f"connection refused by {endpoint}"
+        cause = cause.__cause__ or cause.__context__
+    return f"cannot connect to {endpoint}: {error or error.__class__.__name__}"
 
 
 class HttpSystem:
@@ -138,9 +150,11 @@ class HttpSystem:
                 status, body = await self._post(config, payload(context, user_text))
         except (TimeoutError, httpx.TimeoutException):
             raise SystemUnavailable(
-                f"no answer from {config.endpoint} within {config.timeout:g} s",
+                f"timed out after {config.timeout:g} s waiting for {config.endpoint}",
                 _("The system did not answer in time."),
             ) from None
+        except httpx.ConnectError as error:
+            raise SystemUnavailable(connect_failure(config.endpoint, error)) from None
         except httpx.HTTPError as error:
             raise SystemUnavailable(
                 f"cannot reach {config.endpoint}: {error.__class__.__name__}: {error}"
@@ -158,7 +172,9 @@ class HttpSystem:
             async for chunk in response.aiter_bytes():
                 body.extend(chunk)
                 if len(body) > config.max_bytes:
-                    raise unavailable(f"{config.endpoint} sent more than {config.max_bytes} bytes")
+                    raise unavailable(
+                        f"reply too large: {config.endpoint} sent over {config.max_bytes} bytes"
+                    )
             return response.status_code, bytes(body)
 
 

@@ -57,7 +57,9 @@ def worked(campaign_factory: Callable[..., Campaign]) -> Campaign:
 
 def test_it_counts_done_skipped_median_time_and_gold_accuracy(worked: Campaign) -> None:
     rows = {row.username: row for row in progress.annotator_rows(worked)}
-    assert set(rows) == {"x", "y", "z"}
+    assert set(rows) == {"x", "y", "z", "w"}
+    assert (rows["w"].done, rows["w"].held, rows["x"].held) == (0, 1, 0)
+    assert rows["w"].last_activity is not None and rows["x"].last_activity is not None
     assert (rows["x"].done, rows["x"].skipped, rows["x"].median_seconds) == (3, 0, 20.0)
     assert (rows["x"].gold_correct, rows["x"].gold_total, rows["x"].gold_accuracy) == (1, 1, 1.0)
     assert (rows["y"].done, rows["y"].skipped, rows["y"].median_seconds) == (1, 1, 3.0)

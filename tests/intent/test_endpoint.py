@@ -119,7 +119,7 @@ def test_a_resumed_run_continues_from_its_checkpoint(
     job.started_at = job.created_at
     job.status = Job.Status.INTERRUPTED
     job.save()
-    job = jobs.resume(job, background=False)  # type: ignore[assignment]
+    job = jobs.resume(job, background=False)
     assert job.status == Job.Status.DONE
     submission.refresh_from_db()
     # Only the last batch was sent: its three test items are answered, nothing else.

@@ -168,7 +168,7 @@ def test_a_slow_system_times_out(team: TeamServer) -> None:
     with pytest.raises(SystemUnavailable) as failure:
         ask(team, timeout=0.3)
     assert time.monotonic() - started < 1.5
-    assert failure.value.reason == f"no answer from {team.url} within 0.3 s"
+    assert failure.value.reason == f"timed out after 0.3 s waiting for {team.url}"
     assert str(failure.value.message) == "The system did not answer in time."
 
 
@@ -178,7 +178,7 @@ def test_a_slow_system_times_out(team: TeamServer) -> None:
         (500, {"error": "boom"}, "HTTP 500 from"),
         (503, b"", "HTTP 503 from"),
         (404, {"detail": "not found"}, "HTTP 404 from"),
-        (200, b"<html>hello</html>", "with something that is not JSON"),
+        (200, b"<html>hello</html>", "not JSON: "),
         (200, ["hello"], "with JSON that is not an object"),
         (200, {"text": "hello"}, "without a 'reply' string"),
         (200, {"reply": 42}, "without a 'reply' string"),
@@ -199,14 +199,14 @@ def test_a_bad_answer_is_a_clear_failure(
 
 def test_an_answer_larger_than_the_limit_is_refused(team: TeamServer) -> None:
     team.replies({"reply": "x" * 5000})
-    with pytest.raises(SystemUnavailable, match="sent more than 1000 bytes"):
+    with pytest.raises(SystemUnavailable, match="sent over 1000 bytes"):
         ask(team, max_bytes=1000)
     assert ask(team, max_bytes=6000).text == "x" * 5000
 
 
 def test_an_endpoint_that_is_down_is_a_clear_failure() -> None:
     url = f"http://127.0.0.1:{free_port()}/chat"
-    with pytest.raises(SystemUnavailable, match=f"cannot reach {url}: ConnectError"):
+    with pytest.raises(SystemUnavailable, match=f"connection refused by {url}"):
         respond({"endpoint": url}, context(), "你好")
 
 
@@ -256,7 +256,7 @@ def test_a_failing_system_leaves_a_notice_and_the_reason_in_the_log(
     )
     team.replies({"error": "boom"}, 500)
 
-    with pytest.raises(CommandError, match=r"system team-a failed: The system failed to answer\."):
+    with pytest.raises(CommandError, match=f"system team-a failed: HTTP 500 from {team.url}"):
         talk("team-a", "hello", lang="en")
 
     notice = Message.objects.get(role=Message.Role.NOTICE)
@@ -409,6 +409,14 @@ def test_add_system_updates_a_system_only_when_asked() -> None:
         (
             ["team-a", "--kind", "http", "--endpoint", "a.example"],
             "endpoint must be an http(s) URL",
+        ),
+        (
+            ["team-a", "--kind", "http", "--endpoint", "http://[::1/ok"],
+            "IPv6 address is missing a closing bracket",
+        ),
+        (
+            ["team-a", "--kind", "http", "--endpoint", "http://127.0.0.1:99999/chat"],
+            "the port must be a number from 1 to 65535, not 99999",
         ),
         (
             ["team-a", "--kind", "http", "--endpoint", "http://a/", "--model", "m"],

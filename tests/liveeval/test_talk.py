@@ -137,8 +137,24 @@ def test_a_system_error_prints_one_line_and_exits_non_zero(
 
     DialogueSystem.objects.create(slug="broken", name="Broken", alias="System Z", kind="t-broken")
     monkeypatch.setitem(systems.ADAPTERS, "t-broken", "tests.liveeval.fake_systems.broken_adapter")
-    with pytest.raises(CommandError, match="system broken failed: The system is unavailable"):
+    with pytest.raises(CommandError, match="system broken failed: HTTP 500 from the team's"):
         talk("broken", ["hello"], "--today", "2026-12-01", "--lang", "en")
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("smp_world")
+def test_the_last_error_line_names_the_cause_in_english_in_a_chinese_dialogue(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from liveeval import systems
+
+    DialogueSystem.objects.create(slug="broken", name="Broken", alias="System Z", kind="t-broken")
+    monkeypatch.setitem(systems.ADAPTERS, "t-broken", "tests.liveeval.fake_systems.broken_adapter")
+    with pytest.raises(CommandError) as failure:
+        talk("broken", ["你好"], "--today", "2026-12-01", "--lang", "zh")
+    assert str(failure.value) == "system broken failed: HTTP 500 from the team's server"
+    notice = ChatSession.objects.get(system__slug="broken").messages.get(role="notice")
+    assert notice.text == "系统暂时不可用。"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -50,6 +50,10 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS("Demo logins (username / password):"))
         for username, held in DEMO_USERS:
             self.stdout.write(f"  {username:<12} {password:<16} {', '.join(held)}")
+        self.stdout.write(
+            "Coordinators do everything from the site's pages. The Django admin is for "
+            "superusers only; create one with: python manage.py createsuperuser"
+        )
 
     def _create_users(self, password: str) -> None:
         user_model = get_user_model()

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import itertools
-import string
 from pathlib import Path
 from typing import Any
 
@@ -10,10 +8,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.core.validators import validate_slug
 from django.db import transaction
 
-from evalsite.llm.errors import LLMConfigError
+from liveeval.connection_check import check_connection
 from liveeval.models import DialogueSystem
-from liveeval.systems.http import HttpConfig, HttpConfigError
-from liveeval.systems.openai import AgentConfig
+from liveeval.systems.configuration import SystemConfigError, check_config, free_alias
 
 HTTP_OPTIONS = ("endpoint", "timeout")
 REQUIRED = {"http": ("endpoint",), "openai": ("base_url", "model")}
@@ -28,14 +25,6 @@ OPENAI_OPTIONS = (
 )
 
 
-def free_alias() -> str:
-    """The first of 'System A' ... 'System Z', then 'System 27' ..., that no system uses."""
-    taken = set(DialogueSystem.objects.values_list("alias", flat=True))
-    letters = (f"System {letter}" for letter in string.ascii_uppercase)
-    numbers = (f"System {number}" for number in itertools.count(27))
-    return next(alias for alias in itertools.chain(letters, numbers) if alias not in taken)
-
-
 def option_name(key: str) -> str:
     return "--" + key.replace("_", "-")
 
@@ -44,7 +33,8 @@ class Command(BaseCommand):
     help = (
         "Add a system under test: an outside HTTP endpoint (--kind http --endpoint URL) or an "
         "LLM agent on an OpenAI-compatible endpoint (--kind openai --base-url URL --model M "
-        "[--api-key-env VAR]). Talk to it with 'python manage.py talk SLUG'."
+        "[--api-key-env VAR]). The system is stored whatever state its endpoint is in; "
+        "--check then sends it one test message. Talk to it with 'python manage.py talk SLUG'."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -54,6 +44,11 @@ class Command(BaseCommand):
         parser.add_argument("--name", help="the real name, never shown to judges (default: slug)")
         parser.add_argument("--description", default="")
         parser.add_argument("--update", action="store_true", help="change an existing system")
+        parser.add_argument(
+            "--check",
+            action="store_true",
+            help="after storing it, send one test message and report the reply or the failure",
+        )
         http = parser.add_argument_group("http systems")
         http.add_argument("--endpoint", help="the URL EvalSite POSTs each message to")
         http.add_argument("--timeout", type=float, help="seconds to wait for a reply (10)")
@@ -97,6 +92,15 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{verb} system {slug} ({alias}, {system.kind}). Try it: python manage.py talk {slug}"
         )
+        if options["check"]:
+            check = check_connection(system)
+            if check.ok:
+                self.stdout.write(f"Test exchange: replied in {check.latency_ms} ms: {check.reply}")
+            else:
+                self.stdout.write(
+                    f"Test exchange failed after {check.latency_ms} ms: {check.failure}. "
+                    "The system is stored; fix its endpoint, then try again with --check."
+                )
 
     def _config(self, options: dict[str, Any]) -> dict[str, Any]:
         kind = options["kind"]
@@ -117,10 +121,7 @@ class Command(BaseCommand):
             except OSError as error:
                 raise CommandError(f"--system-prompt-file: {error}") from None
         try:
-            if kind == "http":
-                HttpConfig.from_config(config)
-            else:
-                AgentConfig.from_config(config)
-        except (HttpConfigError, LLMConfigError) as error:
+            check_config(kind, config)
+        except SystemConfigError as error:
             raise CommandError(f"this {kind} configuration cannot work: {error}") from None
         return config

@@ -74,8 +74,9 @@ class Command(BaseCommand):
                 self.stdout.write("R: [the conversation has ended]")
                 continue
             if result.reply is None:
-                assert result.notice is not None
-                raise CommandError(f"system {system.slug} failed: {result.notice.text}")
+                # The cause, in English whatever the dialogue's language: the notice the
+                # conversation stored is worded for a judge and says only that it failed.
+                raise CommandError(f"system {system.slug} failed: {result.failure}")
             self.stdout.write("R: " + " ".join(result.reply.text.split("\n")))
         session.refresh_from_db()
         if session.is_open:

@@ -1,0 +1,214 @@
+"""People added from a CSV file (``username,email,role,campaign``), all or nothing.
+
+Every line is checked before anyone is created; a problem names its line and
+field, and then nobody is added. New people get a password shown once to the
+coordinator, or a mail with a link to set their own, sent through the
+configured email backend.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.models import Group, User
+from django.contrib.auth.tokens import default_token_generator
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
+from django.core.mail import send_mail
+from django.core.validators import validate_email
+from django.db import transaction
+from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+from django.utils.translation import gettext as _
+
+from evalsite import roles
+from evalsite.invitations import Team, teams_for
+from evalsite.models import Invitation
+
+COLUMNS = ("username", "email", "role", "campaign")
+ROLE_LABELS = dict(Invitation.ROLE_CHOICES)
+ROLE_WORDS = {
+    "judge": roles.JUDGES,
+    "judges": roles.JUDGES,
+    "annotator": roles.ANNOTATORS,
+    "annotators": roles.ANNOTATORS,
+    "coordinator": roles.COORDINATORS,
+    "coordinators": roles.COORDINATORS,
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return _("line %(line)s, %(field)s: %(message)s") % {
+            "line": self.line,
+            "field": self.field,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class Newcomer:
+    line: int
+    username: str
+    email: str
+    role: str
+    team: Team | None = None
+    campaign_id: int | None = None
+    campaign_name: str = ""
+
+
+@dataclass
+class Added:
+    """Who was added; ``password`` is set only when it is to be shown once."""
+
+    username: str
+    role: str
+    campaign: str
+    password: str = ""
+    mailed: bool = False
+
+
+@dataclass
+class Reading:
+    newcomers: list[Newcomer] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _campaign(role: str, name: str) -> tuple[Team, int] | None:
+    for team in teams_for(role):
+        for pk, label in team.choices():
+            if label == name:
+                return team, pk
+    return None
+
+
+def read_people(text: str, *, need_email: bool) -> Reading:
+    """Every line of the CSV checked; ``problems`` is empty only when all can be added."""
+    reading = Reading()
+    rows = csv.reader(io.StringIO(text))
+    header = [cell.strip().lower() for cell in next(rows, [])]
+    if tuple(header[: len(COLUMNS)]) != COLUMNS:
+        expected = ",".join(COLUMNS)
+        reading.problems.append(
+            Problem(1, _("header"), _("the first line must be %(columns)s") % {"columns": expected})
+        )
+        return reading
+    seen: set[str] = set()
+    taken = {name.lower() for name in User.objects.values_list("username", flat=True)}
+    for number, row in enumerate(rows, start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        cells = dict(zip(COLUMNS, (cell.strip() for cell in row + [""] * 4), strict=False))
+        newcomer = _check_line(number, cells, need_email, seen | taken, reading.problems)
+        if newcomer is not None:
+            reading.newcomers.append(newcomer)
+        seen.add(cells["username"].lower())
+    if not reading.newcomers and not reading.problems:
+        reading.problems.append(Problem(2, _("file"), _("there is nobody to add")))
+    return reading
+
+
+def _check_line(
+    number: int, cells: dict[str, str], need_email: bool, taken: set[str], problems: list[Problem]
+) -> Newcomer | None:
+    before = len(problems)
+    username, email = cells["username"], cells["email"]
+    if not username:
+        problems.append(Problem(number, "username", _("is empty")))
+    elif username.lower() in taken:
+        problems.append(Problem(number, "username", _("%(name)s is taken") % {"name": username}))
+    else:
+        try:
+            UnicodeUsernameValidator()(username)
+        except ValidationError:
+            problems.append(
+                Problem(number, "username", _("use letters, digits and @ . + - _ only"))
+            )
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError:
+            problems.append(
+                Problem(number, "email", _("%(value)s is not an email") % {"value": email})
+            )
+    elif need_email:
+        problems.append(Problem(number, "email", _("is needed to mail a password link")))
+    role = ROLE_WORDS.get(cells["role"].lower())
+    if role is None:
+        problems.append(
+            Problem(
+                number,
+                "role",
+                _("%(value)r is not a role; write judge, annotator or coordinator")
+                % {"value": cells["role"]},
+            )
+        )
+    named = _campaign(role, cells["campaign"]) if role and cells["campaign"] else None
+    if role and cells["campaign"] and named is None:
+        problems.append(
+            Problem(
+                number,
+                "campaign",
+                _("no open campaign called %(name)r takes this role") % {"name": cells["campaign"]},
+            )
+        )
+    if len(problems) > before or role is None:
+        return None
+    team, campaign_id = named if named is not None else (None, None)
+    return Newcomer(number, username, email, role, team, campaign_id, cells["campaign"])
+
+
+def add_people(newcomers: list[Newcomer], *, mail: bool, site: str) -> list[Added]:
+    """Create everyone in one transaction; mails go out only once all are stored."""
+    added: list[Added] = []
+    created: list[User] = []
+    with transaction.atomic():
+        for newcomer in newcomers:
+            user = User(username=newcomer.username, email=newcomer.email)
+            password = "" if mail else secrets.token_urlsafe(9)
+            if mail:
+                user.set_unusable_password()
+            else:
+                user.set_password(password)
+            user.save()
+            user.groups.add(Group.objects.get_or_create(name=newcomer.role)[0])
+            if newcomer.team is not None and newcomer.campaign_id is not None:
+                newcomer.team.join(user, newcomer.campaign_id)
+            created.append(user)
+            role = str(ROLE_LABELS[newcomer.role])
+            added.append(Added(newcomer.username, role, newcomer.campaign_name, password, mail))
+    if mail:
+        for user in created:
+            _mail_link(user, site)
+    return added
+
+
+def _mail_link(user: User, site: str) -> None:
+    path = reverse(
+        "password_reset_confirm",
+        kwargs={
+            "uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
+            "token": default_token_generator.make_token(user),
+        },
+    )
+    values: dict[str, Any] = {"name": user.username, "link": site + path}
+    send_mail(
+        _("Your EvalSite account"),
+        _(
+            "Hello %(name)s,\n\nAn EvalSite account was made for you. Choose your password "
+            "here:\n%(link)s\n"
+        )
+        % values,
+        None,
+        [user.email],
+    )

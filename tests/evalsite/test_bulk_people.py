@@ -1,0 +1,118 @@
+"""Adding people from a CSV file: all or nothing, with line and field named."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from django.core import mail
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+
+from evalsite import roles
+from liveeval.models import Campaign
+from tests.annotation.conftest import person
+from tests.conftest import logged_in
+
+
+def upload(client: Client, text: str, passwords: str = "show") -> tuple[int, str]:
+    client.cookies["django_language"] = "en"
+    response = client.post(
+        reverse("bulk_add"),
+        {"file": SimpleUploadedFile("people.csv", text.encode()), "passwords": passwords},
+    )
+    return response.status_code, response.content.decode()
+
+
+@pytest.mark.django_db
+def test_only_coordinators_add_people() -> None:
+    for user in (person("jade", roles.JUDGES), person("anna", roles.ANNOTATORS), person("otto")):
+        assert logged_in(user).get(reverse("bulk_add")).status_code == 403
+        assert logged_in(user).post(reverse("bulk_add")).status_code == 403
+    anonymous = Client().get(reverse("bulk_add"))
+    assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
+
+
+@pytest.mark.django_db
+def test_people_are_added_with_roles_campaigns_and_passwords_shown_once(
+    coordinator_client: Client,
+) -> None:
+    campaign = Campaign.objects.create(name="Spring round", today=dt.date(2026, 12, 1))
+    status, page = upload(
+        coordinator_client,
+        "username,email,role,campaign\n"
+        "judge7,judge7@example.org,judge,Spring round\n"
+        "anno3,,annotator,\n",
+    )
+    assert status == 200
+    judge, annotator = User.objects.get(username="judge7"), User.objects.get(username="anno3")
+    assert roles.has_role(judge, roles.JUDGES) and roles.has_role(annotator, roles.ANNOTATORS)
+    assert list(campaign.judges.all()) == [judge]
+    passwords = re.findall(r'<code class="new-password">([^<]+)</code>', page)
+    assert len(passwords) == 2
+    assert Client().login(username="judge7", password=passwords[0])
+    assert Client().login(username="anno3", password=passwords[1])
+
+
+@pytest.mark.django_db
+def test_one_bad_line_adds_nobody_and_names_line_and_field(coordinator_client: Client) -> None:
+    person("taken")
+    status, page = upload(
+        coordinator_client,
+        "username,email,role,campaign\n"
+        "fine1,,judge,\n"
+        "taken,,judge,\n"
+        "fine2,not-an-email,jduge,\n"
+        "fine3,,judge,No such round\n"
+        "fine1,,annotator,\n",
+    )
+    assert status == 422
+    assert "Nobody was added" in page
+    for expected in (
+        "line 3, username: taken is taken",
+        "line 4, email: not-an-email is not an email",
+        "line 4, role: &#x27;jduge&#x27; is not a role",
+        "line 5, campaign: no open campaign called &#x27;No such round&#x27;",
+        "line 6, username: fine1 is taken",
+    ):
+        assert expected in page
+    assert not User.objects.filter(username__startswith="fine").exists()
+
+
+@pytest.mark.django_db
+def test_a_wrong_header_is_refused(coordinator_client: Client) -> None:
+    status, page = upload(coordinator_client, "name,mail\nx,y\n")
+    assert (
+        status == 422
+        and "line 1, header: the first line must be username,email,role,campaign" in page
+    )
+
+
+@pytest.mark.django_db
+def test_reset_mails_go_through_the_email_backend(coordinator_client: Client) -> None:
+    status, page = upload(
+        coordinator_client,
+        "username,email,role,campaign\nmailme,mailme@example.org,annotator,\n",
+        passwords="mail",
+    )
+    assert status == 200
+    assert len(mail.outbox) == 1 and mail.outbox[0].to == ["mailme@example.org"]
+    link = re.search(r"http://testserver(/accounts/reset/\S+/)", str(mail.outbox[0].body))
+    assert link is not None
+    user = User.objects.get(username="mailme")
+    assert not user.has_usable_password()
+    assert Client().get(link.group(1), follow=True).status_code == 200
+    assert "new-password" not in page
+
+
+@pytest.mark.django_db
+def test_mailing_needs_every_email(coordinator_client: Client) -> None:
+    status, page = upload(
+        coordinator_client, "username,email,role,campaign\nnomail,,judge,\n", passwords="mail"
+    )
+    assert status == 422 and "line 2, email: is needed to mail a password link" in page
+    assert not User.objects.filter(username="nomail").exists()
+    assert not mail.outbox
