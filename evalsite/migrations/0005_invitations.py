@@ -10,7 +10,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('evalsite', '0003_llmcall'),
+        ('evalsite', '0004_job_attempts_and_parts'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
