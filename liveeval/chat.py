@@ -73,9 +73,9 @@ def frame_context(session: ChatSession, what: str, ids: list[int] | None) -> dic
     context = chat_context(session)
     context["what"] = what
     if what == "history":
-        context["messages"] = visible_messages(session)
+        context["chat_messages"] = visible_messages(session)
     elif what == "messages":
-        context["messages"] = visible_messages(session, ids)
+        context["chat_messages"] = visible_messages(session, ids)
     if context["needs_rating"]:
         from liveeval.forms import RatingForm
 

@@ -29,6 +29,15 @@ GUIDANCE_CHOICES = [
 COMPLETED_CHOICES = [(True, _("Yes, the task was completed")), (False, _("No"))]
 
 
+class IsoDateInput(forms.DateInput):
+    """A browser date picker, whose value must be ISO (YYYY-MM-DD) whatever the locale says."""
+
+    input_type = "date"
+
+    def __init__(self, attrs: dict[str, Any] | None = None) -> None:
+        super().__init__(attrs, format="%Y-%m-%d")
+
+
 class RatingForm(forms.ModelForm[Rating]):
     completed = forms.TypedChoiceField(
         label=_("Task completed?"),
@@ -85,7 +94,7 @@ class CampaignForm(forms.ModelForm[Campaign]):
             "systems": forms.CheckboxSelectMultiple,
             "tasks": forms.CheckboxSelectMultiple,
             "judges": forms.CheckboxSelectMultiple,
-            "today": forms.DateInput(attrs={"type": "date"}),
+            "today": IsoDateInput(),
         }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -167,6 +176,4 @@ class JudgeChoiceForm(forms.Form):
 class SandboxForm(forms.Form):
     system = forms.ModelChoiceField(queryset=DialogueSystem.objects.all(), label=_("System"))
     lang = forms.ChoiceField(choices=Campaign.Lang.choices, label=_("Language"))
-    today = forms.DateField(
-        label=_("Dialogue date"), widget=forms.DateInput(attrs={"type": "date"})
-    )
+    today = forms.DateField(label=_("Dialogue date"), widget=IsoDateInput())

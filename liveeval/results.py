@@ -319,7 +319,7 @@ def review_context(session: ChatSession) -> dict[str, Any]:
         explanation = explain_goal(session.task.goal, bookings, session.today)
     return {
         "session": session,
-        "messages": list(session.messages.order_by("position")),
+        "chat_messages": list(session.messages.order_by("position")),
         "rating": rating,
         "bookings": bookings,
         "goal_met": verdict,

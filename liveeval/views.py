@@ -81,7 +81,7 @@ def chat_page(request: HttpRequest, session_id: int) -> HttpResponse:
         raise PermissionDenied
     lang = get_language() or "en"
     context = chat.chat_context(session)
-    context["messages"] = chat.visible_messages(session)
+    context["chat_messages"] = chat.visible_messages(session)
     context["task"] = session.task
     if session.task is not None:
         context["task_title"] = session.task.title(lang)
@@ -118,21 +118,18 @@ def rate_session(request: HtmxHttpRequest, session_id: int) -> HttpResponse:
         )
     form = RatingForm(request.POST)
     if form.is_valid():
-        rating = form.save(commit=False)
-        rating.session = session
-        rating.created_at = timezone.now()
-        rating.save()
+        form.instance.session = session
+        form.instance.created_at = timezone.now()
+        form.save()
         if not request.htmx:
+            messages.success(request, _("Your rating is saved."))
             return redirect("liveeval:chat", session_id=session.pk)
-    context = chat.chat_context(session)
-    context["rating_form"] = form
+    context = {**chat.chat_context(session), "rating_form": form}
     if request.htmx:
         # htmx swaps only 2xx answers, and the form with its errors must replace the old one.
         return render(request, "liveeval/_rating_panel.html", context)
-    status = 200 if form.is_valid() else 422
-    context["messages"] = chat.visible_messages(session)
-    context["task"] = session.task
-    return render(request, "liveeval/chat.html", context, status=status)
+    context.update(chat_messages=chat.visible_messages(session), task=session.task)
+    return render(request, "liveeval/chat.html", context, status=200 if form.is_valid() else 422)
 
 
 @roles.coordinator_required
