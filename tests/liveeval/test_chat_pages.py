@@ -12,7 +12,7 @@ from tests.liveeval.conftest import TODAY, judged_session, make_campaign, make_s
 
 pytestmark = pytest.mark.django_db
 
-CHINESE = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}
+CHINESE = {"Accept-Language": "zh-hans"}
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ class TestDateInputs:
     def test_the_sandbox_date_is_iso_in_the_chinese_interface(
         self, coordinator_client: Client
     ) -> None:
-        page = coordinator_client.get(reverse("liveeval:sandbox"), **CHINESE)
+        page = coordinator_client.get(reverse("liveeval:sandbox"), headers=CHINESE)
         assert page.status_code == 200
         assert page.content.decode().count('type="date"') == 1
         assert 'value="20' in page.content.decode()
@@ -81,7 +81,7 @@ class TestDateInputs:
     ) -> None:
         campaign = make_campaign()
         page = coordinator_client.get(
-            reverse("liveeval:campaign_edit", args=[campaign.pk]), **CHINESE
+            reverse("liveeval:campaign_edit", args=[campaign.pk]), headers=CHINESE
         )
         assert page.status_code == 200
         assert f'value="{TODAY.isoformat()}"' in page.content.decode()
