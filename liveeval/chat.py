@@ -12,6 +12,8 @@ from typing import Any
 from django.db.models import Q
 
 from evalsite import roles
+from liveeval import aliases
+from liveeval.conversation import ui_language
 from liveeval.models import ChatSession, Message
 
 CHAT_ROLES = {
@@ -38,9 +40,11 @@ def limits(session: ChatSession) -> tuple[int | None, float]:
 
 
 def system_label(session: ChatSession) -> str:
-    """What the person in the chat may know the system as."""
+    """What the person in the chat may know the system as: in a campaign, its campaign alias."""
     if session.kind == ChatSession.Kind.SANDBOX:
         return f"{session.system.name} ({session.system.alias})"
+    if session.campaign is not None:
+        return aliases.public_name(aliases.code_for(session.campaign, session.system))
     return session.system.alias
 
 
@@ -67,6 +71,22 @@ def chat_context(session: ChatSession) -> dict[str, Any]:
         ),
         "rating": rating,
     }
+
+
+def page_context(session: ChatSession) -> dict[str, Any]:
+    """The whole chat page: the frame's context, the history and the task card.
+
+    The task card is shown in the dialogue's language, not the interface's: a judge in a
+    Chinese campaign reads a Chinese card in any interface, and talks in Chinese.
+    """
+    context = chat_context(session)
+    context["chat_messages"] = visible_messages(session)
+    context["task"] = session.task
+    context["dialogue_lang"] = ui_language(session.lang)
+    if session.task is not None:
+        context["task_title"] = session.task.title(session.lang)
+        context["task_description"] = session.task.description(session.lang)
+    return context
 
 
 def frame_context(session: ChatSession, what: str, ids: list[int] | None) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from evalsite import roles
 from liveeval import campaigns
-from liveeval.models import Campaign, DialogueSystem, Rating, TaskCard
+from liveeval.models import DIALOGUE_LANGUAGES, Campaign, DialogueSystem, Rating, TaskCard
 
 SATISFACTION_CHOICES = [
     (2, _("2 · Very satisfied")),
@@ -75,6 +75,13 @@ class RatingForm(forms.ModelForm[Rating]):
         labels = {"comment": _("Comment (optional)")}
 
 
+class TaskChoiceField(forms.ModelMultipleChoiceField):
+    """Task cards with the language a bilingual campaign holds their dialogues in."""
+
+    def label_from_instance(self, obj: Any) -> str:
+        return f"{obj.key} ({obj.get_lang_display()})"
+
+
 class CampaignForm(forms.ModelForm[Campaign]):
     class Meta:
         model = Campaign
@@ -90,6 +97,7 @@ class CampaignForm(forms.ModelForm[Campaign]):
             "reply_timeout",
             "seed",
         ]
+        field_classes = {"tasks": TaskChoiceField}
         widgets = {
             "systems": forms.CheckboxSelectMultiple,
             "tasks": forms.CheckboxSelectMultiple,
@@ -175,5 +183,5 @@ class JudgeChoiceForm(forms.Form):
 
 class SandboxForm(forms.Form):
     system = forms.ModelChoiceField(queryset=DialogueSystem.objects.all(), label=_("System"))
-    lang = forms.ChoiceField(choices=Campaign.Lang.choices, label=_("Language"))
+    lang = forms.ChoiceField(choices=DIALOGUE_LANGUAGES, label=_("Dialogue language"))
     today = forms.DateField(label=_("Dialogue date"), widget=IsoDateInput())

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from liveeval.models import ChatSession, DialogueSystem, Message
+from liveeval import aliases, campaigns
+from liveeval.models import Campaign, ChatSession, DialogueSystem, Message, Rating, TaskCard
 from tests.liveeval.conftest import TODAY, judged_session, make_campaign, make_system, make_task
 
 pytestmark = pytest.mark.django_db
@@ -85,3 +90,118 @@ class TestDateInputs:
         )
         assert page.status_code == 200
         assert f'value="{TODAY.isoformat()}"' in page.content.decode()
+
+
+def open_campaign_of(
+    judge: User, systems: list[DialogueSystem], tasks: list[TaskCard], lang: str
+) -> Campaign:
+    campaign = Campaign.objects.create(
+        name=f"Languages {lang} {Campaign.objects.count()}",
+        today=TODAY,
+        judgements_per_pair=1,
+        max_turns=20,
+        lang=lang,
+    )
+    campaign.systems.set(systems)
+    campaign.tasks.set(tasks)
+    campaign.judges.set([judge])
+    campaigns.open_campaign(campaign)
+    return campaign
+
+
+def english_card(key: str = "flight-en") -> TaskCard:
+    task = make_task(key)
+    task.lang = "en"
+    task.save(update_fields=["lang"])
+    return task
+
+
+def rate(session: ChatSession) -> None:
+    Message.objects.create(session=session, position=0, role="user", text="hi")
+    session.status = ChatSession.Status.ENDED
+    session.save(update_fields=["status"])
+    Rating.objects.create(session=session, completed=True, satisfaction=1, fluency=1, guidance=1)
+
+
+class TestDialogueLanguage:
+    def test_an_english_interface_in_a_chinese_campaign_shows_the_chinese_card(
+        self, judge: User, judge_client: Client, system: DialogueSystem
+    ) -> None:
+        campaign = open_campaign_of(judge, [system], [make_task()], "zh")
+        judge_client.post(reverse("liveeval:next_session"))
+        session = campaign.sessions.get(status=ChatSession.Status.OPEN)
+        html = judge_client.get(reverse("liveeval:chat", args=[session.pk])).content.decode()
+        assert session.lang == "zh"
+        assert '<p class="task-description" lang="zh-hans">预定明天从北京去上海的机票。' in html
+        assert '<html lang="en">' in html
+
+    def test_a_chinese_interface_in_an_english_campaign_shows_the_english_card(
+        self, judge: User, judge_client: Client, system: DialogueSystem
+    ) -> None:
+        campaign = open_campaign_of(judge, [system], [make_task()], "en")
+        judge_client.post(reverse("liveeval:next_session"))
+        session = campaign.sessions.get(status=ChatSession.Status.OPEN)
+        url = reverse("liveeval:chat", args=[session.pk])
+        html = judge_client.get(url, headers=CHINESE).content.decode()
+        assert session.lang == "en"
+        assert "Book a flight from Beijing to Shanghai tomorrow." in html
+        assert "预定明天" not in html
+
+    def test_a_bilingual_campaign_holds_each_card_in_its_own_language(
+        self, judge: User, system: DialogueSystem
+    ) -> None:
+        campaign = open_campaign_of(judge, [system], [make_task("zh-card"), english_card()], "bi")
+        langs = dict(campaign.sessions.values_list("task__key", "lang"))
+        assert langs == {"zh-card": "zh", "flight-en": "en"}
+
+    def test_the_exports_carry_the_language_and_the_leaderboard_splits_by_it(
+        self, judge: User, coordinator_client: Client, system: DialogueSystem
+    ) -> None:
+        campaign = open_campaign_of(judge, [system], [make_task("zh-card"), english_card()], "bi")
+        for session in campaign.sessions.all():
+            rate(session)
+        export = reverse("liveeval:campaign_export", args=[campaign.pk, "sessions", "csv"])
+        rows = list(csv.DictReader(io.StringIO(coordinator_client.get(export).content.decode())))
+        assert sorted((row["task"], row["lang"]) for row in rows) == [
+            ("flight-en", "en"),
+            ("zh-card", "zh"),
+        ]
+        english = coordinator_client.get(export, {"lang": "en"}).content.decode()
+        assert [row["task"] for row in csv.DictReader(io.StringIO(english))] == ["flight-en"]
+        board = reverse("liveeval:leaderboard", args=[campaign.pk])
+        assert coordinator_client.get(board).context["n_rows"] == 2
+        page = coordinator_client.get(board, {"lang": "zh"})
+        assert page.context["n_rows"] == 1
+        assert "?lang=zh" in page.content.decode()
+        led = reverse("liveeval:campaign_export", args=[campaign.pk, "leaderboard", "csv"])
+        table = coordinator_client.get(led, {"lang": "zh"}).content.decode("utf-8-sig")
+        assert [row["lang"] for row in csv.DictReader(io.StringIO(table))] == ["zh"]
+
+
+class TestAliases:
+    def test_each_campaign_draws_its_own_alias_that_judges_see(
+        self, judge: User, judge_client: Client, system: DialogueSystem
+    ) -> None:
+        seen = set()
+        for _campaign in range(12):
+            campaign = open_campaign_of(judge, [system], [make_task(f"t{_campaign}")], "zh")
+            code = aliases.code_for(campaign, system)
+            assert re.fullmatch(r"[1-9]\d\d", code)
+            assert aliases.code_for(campaign, system) == code
+            seen.add(code)
+        # Twelve draws from 900 codes that all coincide would mean the alias is not drawn.
+        assert len(seen) > 1
+        session = campaign.sessions.get()
+        session.status = ChatSession.Status.OPEN
+        session.save(update_fields=["status"])
+        html = judge_client.get(reverse("liveeval:chat", args=[session.pk])).content.decode()
+        assert f"System {code}" in html
+        assert system.alias not in html
+
+    def test_two_systems_never_share_an_alias_in_a_campaign(
+        self, judge: User, system: DialogueSystem
+    ) -> None:
+        others = [make_system("baseline", f"b-{n}", f"System Z{n}") for n in range(5)]
+        campaign = open_campaign_of(judge, [system, *others], [make_task()], "zh")
+        codes = aliases.campaign_codes(campaign)
+        assert len(set(codes.values())) == len(codes) == 6
