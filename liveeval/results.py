@@ -8,10 +8,13 @@ from typing import Any
 
 from django.http import HttpResponse
 from django.utils.text import slugify
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from evalsite.language import is_chinese
 from evalsite.spreadsheets import BarChartSpec, CellValue, Sheet, write_csv, write_workbook
 from liveeval import aliases, judge_agreement, metrics
+from liveeval.booking.cities import in_english
 from liveeval.booking.goals import explain_goal, goal_met
 from liveeval.campaigns import session_rows
 from liveeval.models import DIALOGUE_LANGUAGES, Campaign, ChatSession, DialogueSystem, Message
@@ -369,7 +372,12 @@ def review_context(session: ChatSession) -> dict[str, Any]:
     verdict = explanation = None
     if session.task is not None:
         verdict = goal_met(session.task.goal, bookings, session.today)
-        explanation = explain_goal(session.task.goal, bookings, session.today)
+        # Goals name places in Chinese, as the booking world keeps them.
+        english = not is_chinese(get_language() or "en")
+        explanation = [
+            in_english(str(line)) if english else str(line)
+            for line in explain_goal(session.task.goal, bookings, session.today)
+        ]
     return {
         "session": session,
         "alias": aliases.public_name(aliases.code_for(session.campaign, session.system))

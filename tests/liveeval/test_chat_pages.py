@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from liveeval import aliases, campaigns
 from liveeval.models import Campaign, ChatSession, DialogueSystem, Message, Rating, TaskCard
+from liveeval.systems.reference import wording
 from tests.liveeval.conftest import TODAY, judged_session, make_campaign, make_system, make_task
 
 pytestmark = pytest.mark.django_db
@@ -205,3 +206,32 @@ class TestAliases:
         campaign = open_campaign_of(judge, [system, *others], [make_task()], "zh")
         codes = aliases.campaign_codes(campaign)
         assert len(set(codes.values())) == len(codes) == 6
+
+
+class TestPlaceNamesInEnglish:
+    def test_the_reference_system_names_a_hotels_district_in_english(self) -> None:
+        hotel = {
+            "domain": "hotel",
+            "option": "king",
+            "name": "厦门海景酒店",
+            "name_en": "Xiamen Seaview Hotel",
+            "stars": 4,
+            "rating": 4.6,
+            "district": "思明区",
+            "price": 500,
+            "nights": 2,
+        }
+        english = wording.option_text(hotel, "en")
+        assert "Siming District" in english
+        assert not re.search(r"[\u4e00-\u9fff]", english)
+        assert "思明区" in wording.option_text(hotel, "zh")
+
+    def test_the_review_page_explains_the_goal_with_english_place_names(
+        self, judge: User, coordinator_client: Client, system: DialogueSystem
+    ) -> None:
+        session = talked_session(judge, system)
+        url = reverse("liveeval:session_review", args=[session.pk])
+        english = coordinator_client.get(url).context["goal_explanation"]
+        assert "Beijing→Shanghai" in english[0]
+        chinese = coordinator_client.get(url, headers=CHINESE).context["goal_explanation"]
+        assert "北京→上海" in chinese[0]
