@@ -212,6 +212,7 @@ class TaskCardForm(forms.ModelForm):
             "description_en",
             "goal",
             "turn_penalty",
+            "lang",
         )
 
     def clean_goal(self) -> Any:
@@ -226,7 +227,8 @@ class TaskCardForm(forms.ModelForm):
 @admin.register(TaskCard)
 class TaskCardAdmin(admin.ModelAdmin):
     form = TaskCardForm
-    list_display = ("key", "title_en", "title_zh", "intent_domains", "turn_penalty")
+    list_display = ("key", "title_en", "title_zh", "intent_domains", "turn_penalty", "lang")
+    list_editable = ("lang",)
     search_fields = ("key", "title_en", "title_zh")
 
     @admin.display(description=_("intents"))

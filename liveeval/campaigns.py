@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from liveeval import assignment
+from liveeval import aliases, assignment
 from liveeval.assignment import Replan, Slot, SlotStatus
 from liveeval.booking.goals import goal_met
 from liveeval.metrics import SessionRow
@@ -62,14 +62,20 @@ def current_slots(campaign: Campaign) -> list[Slot]:
     ]
 
 
-def _pending_session(campaign: Campaign, judge_id: int, task: int, system: int) -> ChatSession:
+def _task_languages(campaign: Campaign) -> dict[int, str]:
+    return {task.pk: campaign.dialogue_lang(task) for task in campaign.tasks.all()}
+
+
+def _pending_session(
+    campaign: Campaign, judge_id: int, task: int, system: int, langs: dict[int, str]
+) -> ChatSession:
     return ChatSession(
         campaign=campaign,
         kind=ChatSession.Kind.JUDGED,
         user_id=judge_id,
         task_id=task,
         system_id=system,
-        lang=campaign.lang,
+        lang=langs[task],
         today=campaign.today,
         status=ChatSession.Status.PENDING,
     )
@@ -95,15 +101,19 @@ def open_campaign(campaign: Campaign) -> int:
             )
         except assignment.PlanError as exc:
             raise CampaignError(str(exc)) from None
+        langs = _task_languages(campaign)
         sessions = []
         for slot in plan:
-            session = _pending_session(campaign, int(slot.judge), int(slot.task), int(slot.system))
+            session = _pending_session(
+                campaign, int(slot.judge), int(slot.task), int(slot.system), langs
+            )
             session.position = slot.position
             sessions.append(session)
         ChatSession.objects.bulk_create(sessions)
         campaign.status = Campaign.Status.OPEN
         campaign.opened_at = timezone.now()
         campaign.save(update_fields=["status", "opened_at"])
+        aliases.campaign_codes(campaign)
     return len(sessions)
 
 
@@ -133,9 +143,12 @@ def _apply(campaign: Campaign, change: Replan) -> None:
             doomed.end(ChatSession.EndReason.ABANDONED)
         else:
             doomed.delete()
+    langs = _task_languages(campaign)
     fresh = []
     for slot in change.added:
-        session = _pending_session(campaign, int(slot.judge), int(slot.task), int(slot.system))
+        session = _pending_session(
+            campaign, int(slot.judge), int(slot.task), int(slot.system), langs
+        )
         session.position = slot.position
         fresh.append(session)
     ChatSession.objects.bulk_create(fresh)
@@ -259,10 +272,13 @@ def progress(campaign: Campaign) -> dict[str, Any]:
     }
 
 
-def session_rows(campaign: Campaign, *, kinds: tuple[str, ...] = ("judged",)) -> list[SessionRow]:
-    """Every rated session of the campaign as a plain row for ``liveeval.metrics``."""
+def session_rows(
+    campaign: Campaign, *, kinds: tuple[str, ...] = ("judged",), lang: str | None = None
+) -> list[SessionRow]:
+    """Every rated session of the campaign (in dialogue language ``lang``, if given) as a row."""
+    chosen = campaign.sessions.filter(lang=lang) if lang else campaign.sessions.all()
     sessions = (
-        campaign.sessions.filter(kind__in=kinds, rating__isnull=False)
+        chosen.filter(kind__in=kinds, rating__isnull=False)
         .exclude(end_reason=ChatSession.EndReason.ABANDONED)
         .select_related("rating", "task")
         .prefetch_related("bookings")

@@ -17,6 +17,8 @@ from django.utils import translation
 from django.utils.dateparse import parse_datetime
 
 from evalsite import roles
+from liveeval import aliases
+from liveeval.conversation import ui_language
 from liveeval.models import ChatSession, Message
 
 CHAT_ROLES = {
@@ -43,9 +45,11 @@ def limits(session: ChatSession) -> tuple[int | None, float]:
 
 
 def system_label(session: ChatSession) -> str:
-    """What the person in the chat may know the system as."""
+    """What the person in the chat may know the system as: in a campaign, its campaign alias."""
     if session.kind == ChatSession.Kind.SANDBOX:
         return f"{session.system.name} ({session.system.alias})"
+    if session.campaign is not None:
+        return aliases.public_name(aliases.code_for(session.campaign, session.system))
     return session.system.alias
 
 
@@ -74,13 +78,29 @@ def chat_context(session: ChatSession) -> dict[str, Any]:
     }
 
 
+def page_context(session: ChatSession) -> dict[str, Any]:
+    """The whole chat page: the frame's context, the history and the task card.
+
+    The task card is shown in the dialogue's language, not the interface's: a judge in a
+    Chinese campaign reads a Chinese card in any interface, and talks in Chinese.
+    """
+    context = chat_context(session)
+    context["chat_messages"] = visible_messages(session)
+    context["task"] = session.task
+    context["dialogue_lang"] = ui_language(session.lang)
+    if session.task is not None:
+        context["task_title"] = session.task.title(session.lang)
+        context["task_description"] = session.task.description(session.lang)
+    return context
+
+
 def frame_context(session: ChatSession, what: str, ids: list[int] | None) -> dict[str, Any]:
     context = chat_context(session)
     context["what"] = what
     if what == "history":
-        context["messages"] = visible_messages(session)
+        context["chat_messages"] = visible_messages(session)
     elif what == "messages":
-        context["messages"] = visible_messages(session, ids)
+        context["chat_messages"] = visible_messages(session, ids)
     if context["needs_rating"]:
         from liveeval.forms import RatingForm
 
@@ -153,7 +173,7 @@ def render_messages_frame(
         "what": "messages",
         "session": view.session,
         "system_label": view.system_label,
-        "messages": messages,
+        "chat_messages": messages,
         "turns": turns,
         "max_turns": view.max_turns,
         "is_open": not ended,

@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from evalsite import roles
 from liveeval import campaigns
-from liveeval.models import Campaign, DialogueSystem, Rating, TaskCard
+from liveeval.models import DIALOGUE_LANGUAGES, Campaign, DialogueSystem, Rating, TaskCard
 
 SATISFACTION_CHOICES = [
     (2, _("2 · Very satisfied")),
@@ -29,6 +29,15 @@ GUIDANCE_CHOICES = [
     (0, _("0 · No useful guidance")),
 ]
 COMPLETED_CHOICES = [(True, _("Yes, the task was completed")), (False, _("No"))]
+
+
+class IsoDateInput(forms.DateInput):
+    """A browser date picker, whose value must be ISO (YYYY-MM-DD) whatever the locale says."""
+
+    input_type = "date"
+
+    def __init__(self, attrs: dict[str, Any] | None = None) -> None:
+        super().__init__(attrs, format="%Y-%m-%d")
 
 
 class RatingForm(forms.ModelForm[Rating]):
@@ -69,12 +78,13 @@ class RatingForm(forms.ModelForm[Rating]):
 
 
 class TaskCardChoiceField(forms.ModelMultipleChoiceField):
-    """Lists each task card by its title and the start of its description, not its key alone."""
+    """Lists each task card by its title and the start of its description, not its key alone,
+    with the language a bilingual campaign holds its dialogues in."""
 
     def label_from_instance(self, obj: Any) -> str:
         lang = get_language() or "en"
         preview = Truncator(obj.description(lang)).chars(90)
-        return f"{obj.title(lang)} — {preview} ({obj.key})"
+        return f"{obj.title(lang)} — {preview} ({obj.key}, {obj.get_lang_display()})"
 
 
 class CampaignForm(forms.ModelForm[Campaign]):
@@ -96,7 +106,7 @@ class CampaignForm(forms.ModelForm[Campaign]):
             "systems": forms.CheckboxSelectMultiple,
             "tasks": forms.CheckboxSelectMultiple,
             "judges": forms.CheckboxSelectMultiple,
-            "today": forms.DateInput(attrs={"type": "date"}),
+            "today": IsoDateInput(),
         }
         field_classes = {"tasks": TaskCardChoiceField}
 
@@ -196,7 +206,5 @@ class JudgeChoiceForm(forms.Form):
 
 class SandboxForm(forms.Form):
     system = forms.ModelChoiceField(queryset=DialogueSystem.objects.all(), label=_("System"))
-    lang = forms.ChoiceField(choices=Campaign.Lang.choices, label=_("Language"))
-    today = forms.DateField(
-        label=_("Dialogue date"), widget=forms.DateInput(attrs={"type": "date"})
-    )
+    lang = forms.ChoiceField(choices=DIALOGUE_LANGUAGES, label=_("Dialogue language"))
+    today = forms.DateField(label=_("Dialogue date"), widget=IsoDateInput())

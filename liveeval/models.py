@@ -30,6 +30,7 @@ from liveeval.booking.models import (
 from liveeval.systems.base import DEFAULT_REPLY_TIMEOUT, MAX_REPLY_TIMEOUT
 
 __all__ = [
+    "DIALOGUE_LANGUAGES",
     "Booking",
     "Campaign",
     "ChatSession",
@@ -41,10 +42,21 @@ __all__ = [
     "HotelRoom",
     "Message",
     "Rating",
+    "SystemAlias",
     "TaskCard",
     "Train",
     "TrainSeat",
 ]
+
+
+class DialogueLang(models.TextChoices):
+    """The languages a dialogue is held in; the interface language is chosen apart from it."""
+
+    ZH = "zh", _("Chinese")
+    EN = "en", _("English")
+
+
+DIALOGUE_LANGUAGES = DialogueLang.choices
 
 
 class DialogueSystem(models.Model):
@@ -97,6 +109,13 @@ class TaskCard(models.Model):
         _("turn penalty"),
         help_text=_("Turns charged to an uncompleted dialogue of this task."),
     )
+    lang = models.CharField(
+        _("language in a bilingual campaign"),
+        max_length=8,
+        choices=DialogueLang.choices,
+        default=DialogueLang.ZH,
+        help_text=_("The language its dialogues are held in when its campaign is bilingual."),
+    )
 
     class Meta:
         ordering = ["key"]
@@ -132,6 +151,7 @@ class Campaign(models.Model):
     class Lang(models.TextChoices):
         ZH = "zh", _("Chinese")
         EN = "en", _("English")
+        BILINGUAL = "bi", _("Bilingual (each task card in its own language)")
 
     name = models.CharField(_("name"), max_length=200, unique=True)
     systems = models.ManyToManyField(DialogueSystem, related_name="campaigns")
@@ -148,7 +168,16 @@ class Campaign(models.Model):
         help_text=_("Utterances of both sides; at most the turn penalty of every task."),
     )
     today = models.DateField(_("dialogue date"), help_text=_("The booking world's 'today'."))
-    lang = models.CharField(_("language"), max_length=8, choices=Lang.choices, default=Lang.ZH)
+    lang = models.CharField(
+        _("dialogue language"),
+        max_length=8,
+        choices=Lang.choices,
+        default=Lang.ZH,
+        help_text=_(
+            "The language of every task card and dialogue, whatever language the judges' "
+            "interface is in."
+        ),
+    )
     reply_timeout = models.FloatField(
         _("reply timeout (seconds)"),
         default=DEFAULT_REPLY_TIMEOUT,
@@ -193,6 +222,28 @@ class Campaign(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status == self.Status.OPEN
+
+    def dialogue_lang(self, task: TaskCard) -> str:
+        """The language a dialogue about ``task`` is held in: the campaign's, or the card's."""
+        return task.lang if self.lang == self.Lang.BILINGUAL else self.lang
+
+
+class SystemAlias(models.Model):
+    """The name judges know a system by in one campaign: random, and new in every campaign."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="aliases")
+    system = models.ForeignKey(DialogueSystem, on_delete=models.CASCADE, related_name="+")
+    code = models.CharField(_("alias code"), max_length=8)
+
+    class Meta:
+        verbose_name = _("system alias in a campaign")
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "system"], name="alias_one_per_system"),
+            models.UniqueConstraint(fields=["campaign", "code"], name="alias_unique_in_campaign"),
+        ]
+
+    def __str__(self) -> str:
+        return self.code
 
 
 def new_session_token() -> str:

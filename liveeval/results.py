@@ -8,15 +8,19 @@ from typing import Any
 
 from django.http import HttpResponse
 from django.utils.text import slugify
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from evalsite.language import is_chinese
 from evalsite.spreadsheets import BarChartSpec, CellValue, Sheet, write_csv, write_workbook
-from liveeval import judge_agreement, metrics
+from liveeval import aliases, judge_agreement, metrics
+from liveeval.booking.cities import in_english
 from liveeval.booking.goals import explain_goal, goal_met
 from liveeval.campaigns import session_rows
-from liveeval.models import Campaign, ChatSession, DialogueSystem, Message
+from liveeval.models import DIALOGUE_LANGUAGES, Campaign, ChatSession, DialogueSystem, Message
 
 LEADERBOARD_HEADER = [
+    "lang",
     "rank",
     "alias",
     "system",
@@ -42,6 +46,16 @@ LEADERBOARD_HEADER = [
 
 def _systems(campaign: Campaign) -> dict[int, DialogueSystem]:
     return {system.pk: system for system in DialogueSystem.objects.filter(campaigns=campaign)}
+
+
+def alias_names(campaign: Campaign) -> dict[int, str]:
+    """What judges of ``campaign`` call each of its systems."""
+    return aliases.campaign_names(campaign)
+
+
+def language_filter(value: str | None) -> str | None:
+    """The dialogue language a results page or export is limited to; None means all."""
+    return value if value in dict(DIALOGUE_LANGUAGES) else None
 
 
 def _alpha_text(value: float | None) -> str:
@@ -101,9 +115,12 @@ def sources_verdict_sentence(between: Mapping[str, judge_agreement.SourceAgreeme
     return " ".join(sentences)
 
 
-def leaderboard_context(campaign: Campaign) -> dict[str, Any]:
-    rows = session_rows(campaign, kinds=(ChatSession.Kind.JUDGED, ChatSession.Kind.SIMULATED))
+def leaderboard_context(campaign: Campaign, lang: str | None = None) -> dict[str, Any]:
+    rows = session_rows(
+        campaign, kinds=(ChatSession.Kind.JUDGED, ChatSession.Kind.SIMULATED), lang=lang
+    )
     systems = _systems(campaign)
+    names = aliases.campaign_names(campaign)
     human_rows = [row for row in rows if row.source == "human"]
     simulated_rows = [row for row in rows if row.source == "simulated"]
     between = (
@@ -111,15 +128,18 @@ def leaderboard_context(campaign: Campaign) -> dict[str, Any]:
     )
     context: dict[str, Any] = {
         "campaign": campaign,
+        "lang": lang or "",
+        "export_query": f"?lang={lang}" if lang else "",
+        "languages": DIALOGUE_LANGUAGES,
         "systems": systems,
         "n_rows": len(rows),
-        "human": _named(metrics.leaderboard(human_rows, source="human"), systems)
+        "human": _named(metrics.leaderboard(human_rows, source="human"), systems, names)
         if human_rows
         else [],
         "agreement": judge_agreement.judge_agreement(human_rows, source="human")
         if human_rows
         else {},
-        "simulated": _named(metrics.leaderboard(simulated_rows, source="simulated"), systems)
+        "simulated": _named(metrics.leaderboard(simulated_rows, source="simulated"), systems, names)
         if simulated_rows
         else [],
         "between_sources": between,
@@ -135,14 +155,24 @@ def leaderboard_context(campaign: Campaign) -> dict[str, Any]:
 
 
 def _named(
-    results: Sequence[metrics.SystemResult], systems: dict[int, DialogueSystem]
+    results: Sequence[metrics.SystemResult],
+    systems: dict[int, DialogueSystem],
+    names: dict[int, str],
 ) -> list[dict[str, Any]]:
-    return [{"result": result, "system": systems[int(result.system)]} for result in results]
+    return [
+        {
+            "result": result,
+            "system": systems[int(result.system)],
+            "alias": names[int(result.system)],
+        }
+        for result in results
+    ]
 
 
-def _leaderboard_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
+def _leaderboard_rows(campaign: Campaign, lang: str | None) -> Iterator[list[CellValue]]:
     systems = _systems(campaign)
-    rows = [row for row in session_rows(campaign) if row.source == "human"]
+    codes = aliases.campaign_codes(campaign)
+    rows = [row for row in session_rows(campaign, lang=lang) if row.source == "human"]
     if not rows:
         return
     most_turns = metrics.max_average_turns(rows)
@@ -151,8 +181,9 @@ def _leaderboard_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
         completion = result.completion_ci or (None, None)
         turns = result.avg_turns_ci or (None, None)
         yield [
+            lang or "all",
             result.rank,
-            system.alias,
+            aliases.public_name(codes[system.pk]),
             system.name,
             result.n_sessions,
             result.n_tasks,
@@ -178,6 +209,7 @@ SESSION_HEADER = [
     "session",
     "judge",
     "kind",
+    "lang",
     "task",
     "alias",
     "system",
@@ -195,17 +227,19 @@ SESSION_HEADER = [
 ]
 
 
-def _sessions(campaign: Campaign) -> Any:
+def _sessions(campaign: Campaign, lang: str | None) -> Any:
+    chosen = campaign.sessions.filter(lang=lang) if lang else campaign.sessions.all()
     return (
-        campaign.sessions.exclude(status=ChatSession.Status.PENDING)
+        chosen.exclude(status=ChatSession.Status.PENDING)
         .select_related("system", "task", "user", "rating")
         .prefetch_related("bookings", "messages")
         .order_by("pk")
     )
 
 
-def _session_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
-    for session in _sessions(campaign):
+def _session_rows(campaign: Campaign, lang: str | None) -> Iterator[list[CellValue]]:
+    codes = aliases.campaign_codes(campaign)
+    for session in _sessions(campaign, lang):
         rating = getattr(session, "rating", None)
         turns = sum(1 for m in session.messages.all() if m.role != Message.Role.NOTICE)
         met = (
@@ -217,8 +251,9 @@ def _session_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
             session.pk,
             session.user.username if session.user else "",
             session.kind,
+            session.lang,
             session.task.key if session.task else "",
-            session.system.alias,
+            aliases.public_name(codes[session.system_id]),
             session.system.name,
             session.status,
             session.end_reason,
@@ -234,30 +269,46 @@ def _session_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
         ]
 
 
-MESSAGE_HEADER = ["session", "position", "role", "text", "created_at", "latency_ms"]
+MESSAGE_HEADER = ["session", "lang", "position", "role", "text", "created_at", "latency_ms"]
 
 
-def _message_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
-    messages = (
-        Message.objects.filter(session__campaign=campaign)
-        .order_by("session_id", "position")
-        .values_list("session_id", "position", "role", "text", "created_at", "latency_ms")
+def _message_rows(campaign: Campaign, lang: str | None) -> Iterator[list[CellValue]]:
+    chosen = Message.objects.filter(session__campaign=campaign)
+    if lang:
+        chosen = chosen.filter(session__lang=lang)
+    messages = chosen.order_by("session_id", "position").values_list(
+        "session_id", "session__lang", "position", "role", "text", "created_at", "latency_ms"
     )
-    for session, position, role, text, created_at, latency in messages.iterator():
-        yield [session, position, role, text, created_at.isoformat(), latency]
+    for session, session_lang, position, role, text, created_at, latency in messages.iterator():
+        yield [session, session_lang, position, role, text, created_at.isoformat(), latency]
 
 
-RATING_HEADER = ["session", "judge", "task", "alias", "system", *SESSION_HEADER[12:], "rated_at"]
+RATING_HEADER = [
+    "session",
+    "judge",
+    "lang",
+    "task",
+    "alias",
+    "system",
+    "completed",
+    "satisfaction",
+    "fluency",
+    "guidance",
+    "comment",
+    "rated_at",
+]
 
 
-def _rating_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
-    for session in _sessions(campaign).filter(rating__isnull=False):
+def _rating_rows(campaign: Campaign, lang: str | None) -> Iterator[list[CellValue]]:
+    codes = aliases.campaign_codes(campaign)
+    for session in _sessions(campaign, lang).filter(rating__isnull=False):
         rating = session.rating
         yield [
             session.pk,
             session.user.username if session.user else "",
+            session.lang,
             session.task.key if session.task else "",
-            session.system.alias,
+            aliases.public_name(codes[session.system_id]),
             session.system.name,
             rating.completed,
             rating.satisfaction,
@@ -276,13 +327,18 @@ TABLES = {
 }
 
 
-def export_response(campaign: Campaign, table: str, fmt: str) -> HttpResponse:
-    """One table as CSV, or the whole campaign as one workbook (``table`` = ``all``)."""
-    name = slugify(campaign.name) or f"campaign-{campaign.pk}"
+def export_response(
+    campaign: Campaign, table: str, fmt: str, lang: str | None = None
+) -> HttpResponse:
+    """One table as CSV, or the whole campaign as one workbook (``table`` = ``all``).
+
+    With ``lang``, only the dialogues held in that language are exported.
+    """
+    name = (slugify(campaign.name) or f"campaign-{campaign.pk}") + (f"-{lang}" if lang else "")
     if fmt == "csv":
         header, rows = TABLES[table]
         buffer = io.StringIO()
-        write_csv(buffer, header, rows(campaign))
+        write_csv(buffer, header, rows(campaign, lang))
         response = HttpResponse(
             buffer.getvalue().encode("utf-8-sig"), content_type="text/csv; charset=utf-8"
         )
@@ -299,7 +355,7 @@ def export_response(campaign: Campaign, table: str, fmt: str) -> HttpResponse:
             if key == "leaderboard"
             else []
         )
-        sheets.append(Sheet(key.capitalize(), header, rows(campaign), charts))
+        sheets.append(Sheet(key.capitalize(), header, rows(campaign, lang), charts))
     buffer_bytes = io.BytesIO()
     write_workbook(buffer_bytes, sheets)
     response = HttpResponse(
@@ -316,10 +372,18 @@ def review_context(session: ChatSession) -> dict[str, Any]:
     verdict = explanation = None
     if session.task is not None:
         verdict = goal_met(session.task.goal, bookings, session.today)
-        explanation = explain_goal(session.task.goal, bookings, session.today)
+        # Goals name places in Chinese, as the booking world keeps them.
+        english = not is_chinese(get_language() or "en")
+        explanation = [
+            in_english(str(line)) if english else str(line)
+            for line in explain_goal(session.task.goal, bookings, session.today)
+        ]
     return {
         "session": session,
-        "messages": list(session.messages.order_by("position")),
+        "alias": aliases.public_name(aliases.code_for(session.campaign, session.system))
+        if session.campaign is not None
+        else session.system.alias,
+        "chat_messages": list(session.messages.order_by("position")),
         "rating": rating,
         "bookings": bookings,
         "goal_met": verdict,

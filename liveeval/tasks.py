@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from liveeval.models import TaskCard
+from liveeval.models import DIALOGUE_LANGUAGES, TaskCard
 
 DEFAULT_TASK_CARDS = Path(settings.BASE_DIR) / "fixtures" / "task_cards.json"
 REQUIRED = (
@@ -21,6 +21,9 @@ REQUIRED = (
     "goal",
     "turn_penalty",
 )
+
+
+LANGUAGES = [code for code, _label in DIALOGUE_LANGUAGES]
 
 
 class TaskCardError(ValueError):
@@ -50,6 +53,11 @@ def read_task_cards(path: Path) -> list[dict[str, Any]]:
         seen.add(card["key"])
         if not isinstance(card["turn_penalty"], int) or card["turn_penalty"] < 1:
             raise TaskCardError(f"{where} ({card['key']}): turn_penalty must be a positive integer")
+        if card.get("lang", "zh") not in LANGUAGES:
+            raise TaskCardError(
+                f"{where} ({card['key']}): lang must be one of {', '.join(LANGUAGES)}; "
+                f"got {card['lang']!r}"
+            )
         try:
             validate_goal(card["goal"])
         except ValueError as exc:
@@ -64,7 +72,11 @@ def load_task_cards(path: Path = DEFAULT_TASK_CARDS) -> tuple[int, int]:
     with transaction.atomic():
         for card in cards:
             _, was_created = TaskCard.objects.update_or_create(
-                key=card["key"], defaults={field: card[field] for field in REQUIRED[1:]}
+                key=card["key"],
+                defaults={
+                    **{field: card[field] for field in REQUIRED[1:]},
+                    "lang": card.get("lang", "zh"),
+                },
             )
             created += was_created
             updated += not was_created

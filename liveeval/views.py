@@ -12,7 +12,6 @@ from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -79,13 +78,7 @@ def chat_page(request: HttpRequest, session_id: int) -> HttpResponse:
     session = _own_session(request, session_id)
     if session.status == ChatSession.Status.PENDING:
         raise PermissionDenied
-    lang = get_language() or "en"
-    context = chat.chat_context(session)
-    context["messages"] = chat.visible_messages(session)
-    context["task"] = session.task
-    if session.task is not None:
-        context["task_title"] = session.task.title(lang)
-        context["task_description"] = session.task.description(lang)
+    context = chat.page_context(session)
     if context["needs_rating"]:
         context["rating_form"] = RatingForm()
     return render(request, "liveeval/chat.html", context)
@@ -118,21 +111,18 @@ def rate_session(request: HtmxHttpRequest, session_id: int) -> HttpResponse:
         )
     form = RatingForm(request.POST)
     if form.is_valid():
-        rating = form.save(commit=False)
-        rating.session = session
-        rating.created_at = timezone.now()
-        rating.save()
+        form.instance.session = session
+        form.instance.created_at = timezone.now()
+        form.save()
         if not request.htmx:
+            messages.success(request, _("Your rating is saved."))
             return redirect("liveeval:chat", session_id=session.pk)
-    context = chat.chat_context(session)
-    context["rating_form"] = form
+    context = {**chat.chat_context(session), "rating_form": form}
     if request.htmx:
         # htmx swaps only 2xx answers, and the form with its errors must replace the old one.
         return render(request, "liveeval/_rating_panel.html", context)
-    status = 200 if form.is_valid() else 422
-    context["messages"] = chat.visible_messages(session)
-    context["task"] = session.task
-    return render(request, "liveeval/chat.html", context, status=status)
+    context.update(chat.page_context(session))
+    return render(request, "liveeval/chat.html", context, status=200 if form.is_valid() else 422)
 
 
 @roles.coordinator_required
@@ -198,10 +188,11 @@ def _progress_context(campaign: Campaign) -> dict[str, Any]:
 @roles.coordinator_required
 def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
+    aliases = results.alias_names(campaign)
     context = {
         **_progress_context(campaign),
         "flagged": campaigns.flagged_pairs(campaign),
-        "systems": campaign.systems.all(),
+        "systems": [(system, aliases[system.pk]) for system in campaign.systems.order_by("slug")],
         "tasks": campaign.tasks.all(),
         "judges": campaign.judges.order_by("username"),
     }
@@ -238,7 +229,9 @@ def campaign_action(request: HttpRequest, campaign_id: int, action: str) -> Http
 @roles.coordinator_required
 def leaderboard_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    return render(request, "liveeval/leaderboard.html", results.leaderboard_context(campaign))
+    lang = results.language_filter(request.GET.get("lang"))
+    context = results.leaderboard_context(campaign, lang)
+    return render(request, "liveeval/leaderboard.html", context)
 
 
 @roles.coordinator_required
@@ -253,6 +246,7 @@ def session_review(request: HttpRequest, session_id: int) -> HttpResponse:
 def campaign_export(request: HttpRequest, campaign_id: int, table: str, fmt: str) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     try:
-        return results.export_response(campaign, table, fmt)
+        lang = results.language_filter(request.GET.get("lang"))
+        return results.export_response(campaign, table, fmt, lang)
     except KeyError:
         raise Http404 from None

@@ -345,6 +345,57 @@ CITIES: tuple[CityInfo, ...] = (
 
 CITY_BY_NAME: dict[str, CityInfo] = {city.name: city for city in CITIES}
 
+DISTRICT_EN: dict[str, str] = {
+    "上城区": "Shangcheng", "东城区": "Dongcheng", "中原区": "Zhongyuan", "中山区": "Zhongshan",
+    "二七区": "Erqi", "五华区": "Wuhua", "南山区": "Nanshan", "南岗区": "Nangang",
+    "南岸区": "Nan'an", "呈贡区": "Chenggong", "和平区": "Heping", "天河区": "Tianhe",
+    "姑苏区": "Gusu", "宝安区": "Bao'an", "岳麓区": "Yuelu", "崂山区": "Laoshan",
+    "工业园区": "Industrial Park", "市北区": "Shibei", "市南区": "Shinan", "建邺区": "Jianye",
+    "开福区": "Kaifu", "徐汇区": "Xuhui", "思明区": "Siming", "拱墅区": "Gongshu",
+    "朝阳区": "Chaoyang", "松北区": "Songbei", "武侯区": "Wuhou", "武昌区": "Wuchang",
+    "江北区": "Jiangbei", "江岸区": "Jiang'an", "江汉区": "Jianghan", "沈河区": "Shenhe",
+    "沙坪坝区": "Shapingba", "沙河口区": "Shahekou", "河北区": "Hebei", "河西区": "Hexi",
+    "洪山区": "Hongshan", "浑南区": "Hunnan", "浦东新区": "Pudong New Area",
+    "海淀区": "Haidian", "海珠区": "Haizhu", "渝中区": "Yuzhong", "湖里区": "Huli",
+    "滨江区": "Binjiang", "滨海新区": "Binhai New Area", "玄武区": "Xuanwu", "白云区": "Baiyun",
+    "皇姑区": "Huanggu", "碑林区": "Beilin", "福田区": "Futian", "秦淮区": "Qinhuai",
+    "管城回族区": "Guancheng Hui", "罗湖区": "Luohu", "芙蓉区": "Furong", "莲湖区": "Lianhu",
+    "虎丘区": "Huqiu", "西城区": "Xicheng", "西山区": "Xishan", "西湖区": "Xihu",
+    "越秀区": "Yuexiu", "道里区": "Daoli", "金州区": "Jinzhou", "金水区": "Jinshui",
+    "锦江区": "Jinjiang", "长宁区": "Changning", "雁塔区": "Yanta", "集美区": "Jimei",
+    "雨花台区": "Yuhuatai", "青羊区": "Qingyang", "静安区": "Jing'an", "黄浦区": "Huangpu",
+    "鼓楼区": "Gulou",
+}  # fmt: skip
+"""Every district of the city list in English ("New Area"s keep their official name)."""
+
+
+def district_en(district: str) -> str:
+    """A district's English name, e.g. 思明区 → "Siming District"."""
+    name = DISTRICT_EN.get(district)
+    if name is None:
+        return district
+    return name if name.endswith("Area") or name.endswith("Park") else f"{name} District"
+
+
+def _place_names() -> list[tuple[str, str]]:
+    names = {district: district_en(district) for district in DISTRICT_EN}
+    for city in CITIES:
+        names[city.name] = city.name_en
+        names.update({area.name: area.name_en for area in city.areas})
+    # Longest first, so that 浦东新区 is replaced before a shorter name inside it.
+    return sorted(names.items(), key=lambda pair: -len(pair[0]))
+
+
+PLACE_NAMES = _place_names()
+
+
+def in_english(text: str) -> str:
+    """``text`` with every city, area and district of the booking world named in English."""
+    for chinese, english in PLACE_NAMES:
+        if chinese in text:
+            text = text.replace(chinese, english)
+    return text
+
 
 def great_circle_km(a: CityInfo, b: CityInfo) -> float:
     """Haversine distance between two city centres."""

@@ -73,7 +73,7 @@ class SimulationRun:
             # that died; without this, exchange() would wait for it to go stale.
             ChatSession.objects.filter(pk=known).update(replying_since=None)
             return known
-        lang = self.campaign.lang
+        lang = self.campaign.dialogue_lang(dialogue.task)
         with transaction.atomic():
             session = ChatSession.objects.create(
                 system=dialogue.system,
@@ -134,10 +134,11 @@ async def _simulate(
     dialogue: PlannedDialogue, llm: LLMClient, run: SimulationRun, campaign: Campaign
 ) -> None:
     session_id = await sync_to_async(run.session_for)(dialogue)
+    lang = campaign.dialogue_lang(dialogue.task)
     voice = Voice(
-        persona=dialogue.persona.description(campaign.lang),
-        task=dialogue.task.description(campaign.lang),
-        lang=campaign.lang,
+        persona=dialogue.persona.description(lang),
+        task=dialogue.task.description(lang),
+        lang=lang,
         timeout=campaign.reply_timeout,
         max_turns=campaign.max_turns,
     )

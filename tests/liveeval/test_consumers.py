@@ -9,6 +9,7 @@ from django.contrib.auth.models import User
 
 from evalsite import roles
 from evalsite.asgi import application
+from liveeval import aliases
 from liveeval.models import ChatSession, Message
 from tests.channels_auth import session_headers
 from tests.conftest import make_user
@@ -213,7 +214,10 @@ async def test_no_system_identity_appears_in_frames(judge: User) -> None:
     await communicator.send_json_to({"message": "bye"})
     frames += await receive_until(communicator, 'id="rating-form"')
     text = "\n".join(frames)
-    assert "System Q" in text
+    assert session.campaign is not None
+    code = await database_sync_to_async(aliases.code_for)(session.campaign, session.system)
+    assert f"System {code}" in text
+    assert "System Q" not in text
     for secret in SECRET_NAMES:
         assert secret not in text
     await communicator.disconnect()

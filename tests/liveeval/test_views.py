@@ -16,7 +16,7 @@ from liveeval import assignment, campaigns
 from liveeval.booking.store import build_world
 from liveeval.booking.timetable import world_dates
 from liveeval.booking.world import SessionWorld
-from liveeval.models import Campaign, ChatSession, DialogueSystem, Message, Rating
+from liveeval.models import Campaign, ChatSession, DialogueSystem, Message, Rating, SystemAlias
 from tests.conftest import logged_in, make_user
 from tests.liveeval.conftest import TODAY, judged_session, make_campaign, make_system, make_task
 
@@ -142,18 +142,22 @@ class TestJudgeFlow:
         session = campaign.sessions.get(user=judge, status=ChatSession.Status.OPEN)
         url = reverse("liveeval:chat", args=[session.pk])
         html = judge_client.get(url).content.decode()
-        assert session.system.alias in html
-        for secret in ("Hidden Alpha", "Hidden Beta", "ref-x", "base-x", "reference", "baseline"):
+        code = SystemAlias.objects.get(campaign=campaign, system=session.system).code
+        assert f"System {code}" in html
+        secrets = ("Hidden Alpha", "Hidden Beta", "ref-x", "base-x", "reference", "baseline")
+        for secret in (session.system.alias, *secrets):
             assert secret not in html, secret
         assert str(session.system_id) not in url.replace(str(session.pk), "")
         assert f'ws-connect="/ws/live/{session.pk}/?lang=en"' in html
 
-    def test_the_task_card_follows_the_judges_language(
+    def test_the_task_card_follows_the_dialogue_language_not_the_interface(
         self, judge: User, judge_client: Client, systems: list[DialogueSystem]
     ) -> None:
         session = judged_session(judge, systems[0], make_campaign(), task=make_task())
         url = reverse("liveeval:chat", args=[session.pk])
-        assert "Beijing" in judge_client.get(url).content.decode()
+        english_interface = judge_client.get(url).content.decode()
+        assert "预定明天从北京去上海的机票" in english_interface
+        assert "Book a flight from Beijing" not in english_interface
         judge_client.post(reverse("set_language"), {"language": "zh-hans", "next": url})
         assert "预定明天从北京去上海的机票" in judge_client.get(url).content.decode()
 
@@ -426,14 +430,14 @@ class TestResults:
         workbook = openpyxl.load_workbook(io.BytesIO(response.content))
         assert workbook.sheetnames == ["Leaderboard", "Sessions", "Messages", "Ratings"]
         messages = workbook["Messages"]
-        texts = [row[3] for row in messages.iter_rows(min_row=2)]
+        texts = [row[4] for row in messages.iter_rows(min_row=2)]
         assert all(cell.data_type == "s" and cell.value == "=HYPERLINK(1)" for cell in texts[::2])
         leaderboard = list(workbook["Leaderboard"].iter_rows(min_row=2, values_only=True))
-        assert [row[2] for row in leaderboard] == [
+        assert [row[3] for row in leaderboard] == [
             "Reference booking assistant",
             "Keyword baseline",
         ]
-        assert leaderboard[0][5] == 1 and leaderboard[1][5] == 0
+        assert leaderboard[0][6] == 1 and leaderboard[1][6] == 0
 
     def test_the_review_page_sets_the_judge_beside_the_automatic_check(
         self, coordinator_client: Client, rated_campaign: Campaign

@@ -31,7 +31,12 @@ class Command(BaseCommand):
         parser.add_argument("--k", type=int, default=3, help="judgements per pair (default 3)")
         parser.add_argument("--max-turns", type=int, default=20)
         parser.add_argument("--today", help="dialogue date YYYY-MM-DD (default: today)")
-        parser.add_argument("--lang", choices=["zh", "en"], default="zh")
+        parser.add_argument(
+            "--lang",
+            choices=["zh", "en", "bi"],
+            default="zh",
+            help="dialogue language; bi: each task card in its own language",
+        )
         parser.add_argument("--seed", type=int, default=42)
         parser.add_argument(
             "--reply-timeout",

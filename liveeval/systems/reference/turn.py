@@ -187,7 +187,9 @@ class _Turn(SlotFilling):
         if pending == "confirm" and current.options:
             self._answer_proposal(current, changed)
             return
-        if pending == "time" and r.open_answer and "time" not in current.slots:
+        if pending == "time" and "time" not in current.slots and not (r.deny or r.cancel):
+            # Asked once and not answered ("好的", "anytime", "商务舱"): any time will do,
+            # and the options on offer say more than the same question again.
             current.slots["time"] = [list(span) for span in ANY_TIME]
             changed = True
         if pending == "nights" and r.number_only and not changed and 0 < r.number_only <= 30:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalsite.language import is_chinese
+from liveeval.booking.cities import district_en
 from liveeval.systems.reference.state import Intent, Option, spans_of
 from liveeval.systems.understanding.cities import CITY_EN
 from liveeval.systems.understanding.times import END_OF_DAY, Span
@@ -230,7 +231,7 @@ TRAIN_OPTION = Phrase(
 )
 HOTEL_OPTION = Phrase(
     "{name}（{stars}星，评分{rating}，{district}），{kind}每晚{price}元，{nights}晚共{total}元",
-    "{name_en} ({stars}-star, rated {rating}, {district}), {kind}, {price} yuan a night, "
+    "{name_en} ({stars}-star, rated {rating}, {district_en}), {kind}, {price} yuan a night, "
     "{total} yuan for {nights} night{s}",
 )
 HOTEL_SHORT = Phrase("{name}，{price}元/晚", "{name_en}, {price} yuan a night")
@@ -320,6 +321,7 @@ def option_text(option: Option, lang: str) -> str:
     nights = int(option["nights"])
     total = int(option["price"]) * nights
     values = {**option, "kind": kind, "nights": nights, "total": total, "s": plural(nights)}
+    values["district_en"] = district_en(str(option.get("district", "")))
     return HOTEL_OPTION.text(lang, **values)
 
 

@@ -49,12 +49,32 @@ _FROM_AFTER = re.compile(r"^\s*(?:出发|始发|起飞|发车|上车|走)")
 _STAY_AFTER = re.compile(r"^\s*(?:的?(?:酒店|宾馆|旅馆|住宿)|hotels?\b)")
 
 
+# What people also call the cities: nicknames, old spellings and common misspellings.
+OTHER_SPELLINGS: dict[str, str] = {
+    "魔都": "上海", "帝都": "北京", "羊城": "广州", "鹏城": "深圳", "蓉城": "成都", "山城": "重庆",
+    "春城": "昆明", "冰城": "哈尔滨", "鹭岛": "厦门",
+    "bejing": "北京", "beijng": "北京", "peking": "北京", "shangai": "上海", "shanghia": "上海",
+    "shanghi": "上海", "guangzou": "广州", "canton": "广州", "shenzen": "深圳",
+    "hangzou": "杭州", "hangzhow": "杭州", "nanking": "南京", "chongqin": "重庆",
+    "chungking": "重庆",
+    "chendu": "成都", "chengdo": "成都", "tianjing": "天津", "tientsin": "天津", "qindao": "青岛",
+    "tsingtao": "青岛", "amoy": "厦门", "harbing": "哈尔滨", "wuhang": "武汉", "changsa": "长沙",
+    "zhenzhou": "郑州", "kunmin": "昆明", "shenyan": "沈阳", "suzho": "苏州",
+}  # fmt: skip
+
+
 _CITY_PATTERN = "|".join(
-    list(CITY_EN) + [r"\bxi'?\s?an\b"] + [rf"\b{en.lower()}\b" for en in CITY_EN.values()]
+    list(CITY_EN)
+    + [word for word in OTHER_SPELLINGS if not word.isascii()]
+    + [r"\bxi'?\s?an\b"]
+    + [rf"\b{en.lower()}\b" for en in CITY_EN.values()]
+    + [rf"\b{word}\b" for word in OTHER_SPELLINGS if word.isascii()]
 )
 
 
-_CITY_BY_SPELLING = {zh: zh for zh in CITY_EN} | {en.lower(): zh for zh, en in CITY_EN.items()}
+_CITY_BY_SPELLING = (
+    {zh: zh for zh in CITY_EN} | {en.lower(): zh for zh, en in CITY_EN.items()} | OTHER_SPELLINGS
+)
 
 
 def _city_name(spelling: str) -> str:

@@ -80,6 +80,11 @@ _RELATIVE_DAYS: dict[str, tuple[int, str | None]] = {
     "今早": (0, "早上"), "今晚": (0, "晚上"), "昨天": (-1, None),
     "the day after tomorrow": (2, None), "day after tomorrow": (2, None),
     "tomorrow": (1, None), "today": (0, None), "tonight": (0, "晚上"), "yesterday": (-1, None),
+    # What people type in a hurry.
+    "the day after tmrw": (2, None), "day after tmrw": (2, None), "tmrw": (1, None),
+    "tmr": (1, None), "tmrrw": (1, None), "2moro": (1, None), "2morrow": (1, None),
+    "tomorow": (1, None), "tommorow": (1, None), "tommorrow": (1, None), "tomorro": (1, None),
+    "tonite": (0, "晚上"), "tdy": (0, None),
 }  # fmt: skip
 
 

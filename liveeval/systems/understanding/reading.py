@@ -58,7 +58,7 @@ from liveeval.systems.understanding.domains import clause_bounds, domain_mention
 from liveeval.systems.understanding.language import normalise
 from liveeval.systems.understanding.numbers import EN_NUM, number_hits, number_value
 from liveeval.systems.understanding.scanner import Hit, Scanner, words_pattern
-from liveeval.systems.understanding.times import Span, merge_spans, time_hits, window_hits
+from liveeval.systems.understanding.times import Span, combine_spans, time_hits, window_hits
 
 
 @dataclass
@@ -85,6 +85,7 @@ class Slots:
     @classmethod
     def from_hits(cls, hits: Iterable[Hit]) -> Slots:
         slots = cls()
+        spans: list[Span] = []
         for hit in hits:
             value = hit.value
             if hit.kind == "city" and isinstance(value, str):
@@ -92,12 +93,29 @@ class Slots:
             elif hit.kind == "date" and isinstance(value, dt.date):
                 slots.dates.append(value)
             elif hit.kind == "spans" and isinstance(value, list):
-                slots.spans = merge_spans([*(slots.spans or []), *value])
+                spans.extend(value)
+                slots.spans = combine_spans(spans)
             elif hit.kind == "any_time":
                 slots.any_time = True
             elif hasattr(slots, hit.kind):
                 setattr(slots, hit.kind, value)
         return slots
+
+
+CORRECTABLE = {
+    "city",
+    "from_city",
+    "to_city",
+    "stay_city",
+    "date",
+    "spans",
+    "cabin",
+    "seat",
+    "train_type",
+    "nights",
+    "room_type",
+}
+"""The slots a correction can change in the same breath as it cancels what was said."""
 
 
 @dataclass
@@ -192,6 +210,9 @@ def read(text: str, today: dt.date) -> Reading:
     unsupported = next(
         (UNSUPPORTED[m[0]] for m in re.finditer(words_pattern(UNSUPPORTED), normal)), None
     )
+    correction = anywhere(CORRECTION, normal)
+    # "Cancel that, make it Hangzhou" corrects the request; it does not drop it.
+    corrects = correction and any(hit.kind in CORRECTABLE for hit in scanner.hits)
     return Reading(
         text=normal,
         hits=sorted(scanner.hits, key=lambda hit: hit.start),
@@ -204,14 +225,14 @@ def read(text: str, today: dt.date) -> Reading:
         or anywhere(CONFIRM_ANYWHERE_ZH + "|" + CONFIRM_ANYWHERE_EN, normal),
         deny=alone(DENY_ALONE, clauses) or anywhere(DENY_ANYWHERE, normal),
         decline=anywhere(DECLINE, normal),
-        cancel=anywhere(CANCEL, normal),
+        cancel=anywhere(CANCEL, normal) and not corrects,
         farewell=anywhere(FAREWELL, normal) or alone(r"没有|no|nope|不用|不需要", clauses),
         goodbye=anywhere(GOODBYE, normal),
         thanks=anywhere(THANKS, normal),
         greeting=anywhere(GREETING, normal),
         help=anywhere(HELP, normal),
         open_answer=anywhere(OPEN_ANSWER, normal),
-        correction=anywhere(CORRECTION, normal),
+        correction=correction,
         again=anywhere(AGAIN, normal),
         cheaper=anywhere(CHEAPER, normal),
         off_topic=anywhere(OFF_TOPIC, normal),

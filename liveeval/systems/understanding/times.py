@@ -67,6 +67,22 @@ def merge_spans(spans: Iterable[Span]) -> list[Span]:
     return merged
 
 
+def combine_spans(spans: Iterable[Span]) -> list[Span]:
+    """The spans of one request: "after 9 but before noon" is the window 09:00–12:00.
+
+    A lower and an upper limit together narrow each other down; anything else ("上午或者晚上",
+    "before 8 or after 8pm") is a union.
+    """
+    given = list(spans)
+    after = [start for start, end in given if end == END_OF_DAY and start > 0]
+    before = [end for start, end in given if start == 0 and end < END_OF_DAY]
+    if after and before and len(after) + len(before) == len(given):
+        start, end = max(after), min(before)
+        if start < end:
+            return [(start, end)]
+    return merge_spans(given)
+
+
 def clock_minutes(hour: int, minute: int, window: str | None, meridiem: str | None) -> int | None:
     """Minutes after midnight for a clock time as people say it.
 
