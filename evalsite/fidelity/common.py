@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -33,6 +34,11 @@ __all__ = [
     "measured",
 ]
 
+# "percentile": the resamples' quantiles. "basic": the quantiles reflected about the value
+# (2v - q_high, 2v - q_low), which corrects a bias that the resampling reproduces, such as the
+# plug-in entropy's: resampling responders repeats some and drops others, so almost every
+# resample has a lower entropy than the sample, and a percentile interval would miss the value.
+IntervalKind = Literal["percentile", "basic"]
 # A measure over units: one value per row of a (resamples × units) weight matrix, NaN if none.
 UnitStatistic = Callable[[FloatArray], FloatArray]
 
@@ -59,13 +65,14 @@ def measured(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     undefined: str = "",
+    interval: IntervalKind = "percentile",
 ) -> Measured:
     """The statistic on all units and its percentile CI over bootstrap resamples of the units.
 
     ``unit`` names what is resampled ("responders", "items") in the notes. ``undefined`` says
     why the statistic has no value on the full data, when it has none. A CI is withheld, with a
     note, with no resamples, with fewer than `MIN_ITEMS_FOR_CI` units, or when some resample
-    leaves the statistic undefined.
+    leaves the statistic undefined. A "basic" interval that does not hold the value says so.
     """
     if n_units == 0:
         return Measured(None, None, (f"there are no {unit}",))
@@ -84,10 +91,23 @@ def measured(
         [statistic(weights) for weights in resample_counts(n_units, resamples, seed)]
     )
     try:
-        interval = percentile_interval(distribution)
+        low, high = percentile_interval(distribution)
     except StatisticUndefined as error:
         return Measured(value, None, (f"no CI: {error} of the {unit}",))
-    return Measured(value, interval)
+    if interval == "percentile":
+        return Measured(value, (low, high))
+    low, high = 2 * value - high, 2 * value - low
+    if low <= value <= high:
+        return Measured(value, (low, high))
+    side = "above" if low > value else "below"
+    return Measured(
+        value,
+        (low, high),
+        (
+            f"the CI lies {side} the value: the value is biased on this many {unit}, and the "
+            "basic bootstrap interval corrects for the bias",
+        ),
+    )
 
 
 def entropy_bits(counts: FloatArray) -> FloatArray:

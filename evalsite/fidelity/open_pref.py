@@ -5,7 +5,7 @@ a sentiment, by people in the workspace or by the LLM evaluator. ``n_aspects`` c
 distinct aspects; ``aspect_entropy`` and ``sentiment_entropy`` are the plug-in Shannon
 entropies in bits of the labelled aspects and of their sentiments. The paper reports 85
 aspects, 5.85 and 1.19 bits for people; gpt-3.5 given a name, 71, 4.86 and 0.29. CIs resample
-responders.
+responders, as basic bootstrap intervals (see `evalsite.fidelity.items_talk`).
 """
 
 from __future__ import annotations
@@ -81,6 +81,7 @@ def open_pref(
             unit="responders",
             resamples=resamples,
             seed=seed,
+            interval="basic",
             undefined="no aspect is labelled",
         )
 

@@ -26,6 +26,7 @@ from evalsite.fidelity.common import (
     ratio,
 )
 
+NO_EMBEDDINGS = "no embeddings were given, so embedding diversity is not measured"
 # A CJK character, or a run of other letters and digits.
 _WORD = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W_\u3400-\u9fff\uf900-\ufaff]+")
 
@@ -39,21 +40,18 @@ class RecRequestText:
 @dataclass(frozen=True)
 class RecRequestMeasures:
     type_token_ratio: Measured
-    embedding_diversity: Measured | None
+    embedding_diversity: Measured
     n_requests: int
     n_responders: int
 
     def as_json(self) -> dict[str, object]:
-        diversity = self.embedding_diversity
-        notes = [*self.type_token_ratio.notes, *(diversity.notes if diversity else ())]
-        ttr = self.type_token_ratio
+        diversity, ttr = self.embedding_diversity, self.type_token_ratio
+        notes = [*ttr.notes, *diversity.notes]
         return {
             "type_token_ratio": ttr.value,
             "type_token_ratio_ci": None if ttr.ci is None else list(ttr.ci),
-            "embedding_diversity": None if diversity is None else diversity.value,
-            "embedding_diversity_ci": (
-                None if diversity is None or diversity.ci is None else list(diversity.ci)
-            ),
+            "embedding_diversity": diversity.value,
+            "embedding_diversity_ci": None if diversity.ci is None else list(diversity.ci),
             "n_requests": self.n_requests,
             "n_responders": self.n_responders,
             "notes": list(dict.fromkeys(notes)),
@@ -122,7 +120,7 @@ def rec_request(
         seed=seed,
         undefined="no request has a word",
     )
-    diversity = None
+    diversity = Measured(None, None, (NO_EMBEDDINGS,))
     if embeddings is not None:
         if embeddings.shape[0] != len(texts):
             raise ValueError(

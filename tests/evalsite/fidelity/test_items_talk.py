@@ -66,15 +66,28 @@ def test_a_few_responders_give_no_interval_and_say_so() -> None:
 
 def test_the_interval_resamples_responders_not_mentions() -> None:
     # Ten responders each mention their own item 50 times: log2(10) = 3.32 bits. Resampling
-    # the 500 mentions would keep nearly every item and the entropy near 3.32; resampling
-    # responders draws about 6.5 distinct ones, so the interval reaches well below 3.
+    # the 500 mentions would keep nearly every item and every resample near 3.32; resampling
+    # responders draws about 6.5 distinct ones (entropy about 2.6): every resample lies below
+    # the value, so the basic interval, reflected about it, lies above it and says so.
     answers = [ItemsTalkAnswer(f"r{i}", (f"item{i}",) * 50) for i in range(10)]
     measures = items_talk(answers, resamples=400, seed=3)
     assert measures.entropy.value == pytest.approx(math.log2(10))
     assert measures.entropy.ci is not None
     low, high = measures.entropy.ci
-    assert low < 2.9
-    assert high <= math.log2(10) + 1e-9
+    assert math.log2(10) < low < high
+    assert high > 4.0
+    assert "the CI lies above the value" in measures.entropy.notes[0]
+
+
+def test_the_interval_holds_the_value_on_many_responders() -> None:
+    # 60 responders over 6 items: resamples keep every item, so the bias is small and the
+    # interval holds the value, with no note.
+    answers = [ItemsTalkAnswer(f"r{i}", (f"item{i % 6}", f"item{i % 5}")) for i in range(60)]
+    measures = items_talk(answers, resamples=300, seed=1)
+    assert measures.entropy.ci is not None and measures.entropy.value is not None
+    low, high = measures.entropy.ci
+    assert low < measures.entropy.value < high
+    assert measures.entropy.notes == ()
 
 
 def test_the_interval_is_seeded() -> None:
