@@ -6,9 +6,12 @@ responder group; `TaskResult.as_json` is what the command prints.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol, get_args
+
+import numpy as np
 
 from evalsite.fidelity.bin_pref import BinPrefMeasures, bin_pref, by_frequency
 from evalsite.fidelity.common import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -22,6 +25,8 @@ from evalsite.fidelity.responses import (
     read_rec_request,
 )
 
+# Embeddings of texts, one vector per text, in order.
+Embedder = Callable[[Sequence[str]], list[list[float]]]
 Task = Literal["items_talk", "bin_pref", "feedback", "rec_request"]
 TASKS: tuple[Task, ...] = get_args(Task)
 
@@ -70,9 +75,17 @@ class TaskResult:
 
 
 def measure_file(
-    path: Path, task: Task, *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+    path: Path,
+    task: Task,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    embed: Embedder | None = None,
 ) -> TaskResult:
-    """Every group's measures of one task's response file. Raises `InputError`."""
+    """Every group's measures of one task's response file. Raises `InputError`.
+
+    For requests without embeddings in the file, ``embed`` (if given) embeds their texts.
+    """
     groups: dict[str, GroupMeasures] = {}
     if task == "items_talk":
         for name, answers in read_items_talk(path).items():
@@ -96,5 +109,7 @@ def measure_file(
         requests = read_rec_request(path)
         for name, texts in requests.groups.items():
             vectors = None if requests.embeddings is None else requests.embeddings[name]
+            if vectors is None and embed is not None:
+                vectors = np.array(embed([text.text for text in texts]), dtype=np.float64)
             groups[name] = rec_request(texts, vectors, resamples=resamples, seed=seed)
     return TaskResult(task, groups)

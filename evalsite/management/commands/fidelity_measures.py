@@ -10,7 +10,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evalsite.agreement.common import InputError
 from evalsite.fidelity.common import DEFAULT_RESAMPLES, DEFAULT_SEED
+from evalsite.fidelity.embeddings import EndpointEmbedder
 from evalsite.fidelity.tasks import TASKS, measure_file
+from evalsite.llm.config import LLMConfig
+from evalsite.llm.errors import LLMConfigError, LLMError
 
 # The measures each task's table shows, by their JSON names; a "_ci" key beside one is its CI.
 TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -78,6 +81,36 @@ class Command(BaseCommand):
             help=f"seed of the resampling (default: {DEFAULT_SEED})",
         )
         parser.add_argument("--format", choices=("json", "table"), default="json")
+        parser.add_argument(
+            "--embeddings-base-url",
+            metavar="URL",
+            help="rec_request: an OpenAI-compatible endpoint (such as https://api.openai.com/v1) "
+            "that embeds requests without embeddings in the file; calls are recorded and cached",
+        )
+        parser.add_argument(
+            "--embeddings-model", metavar="MODEL", help="the endpoint's embedding model"
+        )
+        parser.add_argument(
+            "--api-key-env",
+            metavar="VAR",
+            help="the environment variable holding the endpoint's key",
+        )
+
+    def embedder(self, options: dict[str, Any]) -> EndpointEmbedder | None:
+        url, model = options["embeddings_base_url"], options["embeddings_model"]
+        if url is None and model is None:
+            return None
+        if options["task"] != "rec_request":
+            raise CommandError("--embeddings-base-url and --embeddings-model are for rec_request")
+        if not url or not model:
+            raise CommandError("give both --embeddings-base-url and --embeddings-model")
+        settings = {"base_url": url, "model": model, "cache": True}
+        if options["api_key_env"]:
+            settings["api_key_env"] = options["api_key_env"]
+        try:
+            return EndpointEmbedder(LLMConfig.from_config(settings))
+        except LLMConfigError as error:
+            raise CommandError(str(error)) from error
 
     def handle(self, *args: Any, **options: Any) -> None:
         path = Path(options["file"])
@@ -85,12 +118,19 @@ class Command(BaseCommand):
             raise CommandError("--bootstrap cannot be negative (0 turns CIs off)")
         if options["seed"] < 0:
             raise CommandError("--seed must be zero or positive")
+        embed = self.embedder(options)
         try:
             result = measure_file(
-                path, options["task"], resamples=options["bootstrap"], seed=options["seed"]
+                path,
+                options["task"],
+                resamples=options["bootstrap"],
+                seed=options["seed"],
+                embed=embed,
             )
         except InputError as error:
             raise CommandError(f"{path}: {error}") from error
+        except LLMError as error:
+            raise CommandError(f"the embeddings endpoint failed: {error}") from error
         report = result.as_json()
         if options["format"] == "table":
             groups = report["groups"]

@@ -16,6 +16,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from evalsite.fidelity.rec_request import cosine_diversity
+from evalsite.models import LLMCall
+from testing.embeddings import deterministic_embedding
+from tests.fake_openai import FakeOpenAI, fake_openai_server  # noqa: F401
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -162,6 +167,33 @@ def test_rec_request_gives_the_type_token_ratio_and_embedding_diversity(
     )  # fmt: skip
     diversity = measures(embedded, "rec_request")["people"]["embedding_diversity"]
     assert diversity == pytest.approx(1 - 1 / math.sqrt(2))
+
+
+@pytest.mark.django_db
+def test_rec_request_embeds_requests_through_an_endpoint(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    texts = ["movies about alcoholism", "space movies with silence", "need movie recs"]
+    path = jsonl(tmp_path, [{"group": "people", "text": text} for text in texts])
+    endpoint = ("--embeddings-base-url", fake_openai.base_url)
+    model = ("--embeddings-model", fake_openai.model)
+    people = measures(path, "rec_request", *endpoint, *model)["people"]
+    vectors = np.array([deterministic_embedding(text) for text in texts])
+    expected = cosine_diversity(np.ones((1, 3)), vectors)[0]
+    assert people["embedding_diversity"] == pytest.approx(expected)
+    assert fake_openai.requests[-1]["input"] == texts
+    # Measured again, the embeddings come from the record.
+    assert measures(path, "rec_request", *endpoint, *model)["people"] == people
+    assert len(fake_openai.requests) == 1
+    assert LLMCall.objects.filter(cached=True).count() == 1
+
+
+def test_the_embedding_options_go_together_and_with_rec_request(tmp_path: Path) -> None:
+    path = jsonl(tmp_path, [{"group": "people", "text": "x"}])
+    with pytest.raises(CommandError, match="give both"):
+        run(path, "rec_request", "--embeddings-model", "m")
+    with pytest.raises(CommandError, match="are for rec_request"):
+        run(path, "items_talk", "--embeddings-model", "m")
 
 
 def test_the_table_shows_each_group_with_its_notes(tmp_path: Path) -> None:
