@@ -30,6 +30,8 @@ from evalsite.fidelity.common import (
 # The paper's frequency buckets, by the item's number of ratings.
 FREQUENT_AT_LEAST = 5000
 INFREQUENT_AT_MOST = 500
+# Relative spread below which ratings or yes-rates count as constant.
+_CONSTANT = 1e-9
 
 
 @dataclass(frozen=True)
@@ -69,18 +71,28 @@ def weighted_pearson(weights: FloatArray, x: FloatArray, y: FloatArray) -> Float
     dx = x[None, :] - (weights @ x)[:, None] / totals
     dy = y[None, :] - (weights @ y)[:, None] / totals
     covariance = (weights * dx * dy).sum(axis=1)
-    spread = np.sqrt((weights * dx * dx).sum(axis=1) * (weights * dy * dy).sum(axis=1))
+    spread_x = np.sqrt((weights * dx * dx).sum(axis=1) / totals[:, 0])
+    spread_y = np.sqrt((weights * dy * dy).sum(axis=1) / totals[:, 0])
+    # A spread within rounding of the values' size is a constant.
+    varies = (spread_x > _CONSTANT * max(1.0, float(np.abs(x).max()))) & (
+        spread_y > _CONSTANT * max(1.0, float(np.abs(y).max()))
+    )
     with np.errstate(divide="ignore", invalid="ignore"):
-        result: FloatArray = np.where(spread > 1e-12, covariance / spread, np.nan)
+        r = covariance / (spread_x * spread_y * totals[:, 0])
+        result: FloatArray = np.where(varies, r, np.nan)
     return np.clip(result, -1.0, 1.0)
+
+
+def _constant(values: FloatArray) -> bool:
+    return float(np.ptp(values)) <= _CONSTANT * max(1.0, float(np.abs(values).max()))
 
 
 def _why_no_correlation(ratings: FloatArray, yes_rates: FloatArray) -> str:
     if len(ratings) < MIN_ITEMS_FOR_CORRELATION:
         return f"only {len(ratings)} item(s); Pearson r needs at least {MIN_ITEMS_FOR_CORRELATION}"
-    if np.ptp(yes_rates) == 0:
+    if _constant(yes_rates):
         return f"every item has the same yes-rate ({yes_rates[0]:.3g}), so Pearson r is undefined"
-    if np.ptp(ratings) == 0:
+    if _constant(ratings):
         return "every item has the same average rating, so Pearson r is undefined"
     return "Pearson r is undefined on these data"
 

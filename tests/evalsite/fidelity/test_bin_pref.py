@@ -73,6 +73,13 @@ def test_constant_ratings_give_null_with_a_note() -> None:
     assert "same average rating" in measures.pearson.notes[0]
 
 
+def test_ratings_equal_but_for_rounding_count_as_constant() -> None:
+    measures = bin_pref(
+        answers_for({"a": 0.1 + 0.2, "b": 0.3, "c": 0.3}, {"a": [True], "b": [False], "c": [True]})
+    )
+    assert measures.pearson.value is None
+
+
 def test_two_items_are_too_few_for_a_correlation() -> None:
     measures = bin_pref(answers_for({"a": 1.0, "b": 5.0}, {"a": [False], "b": [True]}))
     assert measures.pearson.value is None
