@@ -27,6 +27,9 @@ order; a request with nothing left to answer is a violation.
 - a callable ``(request_body) -> answer``, to answer from the request, e.g. to
   book the id that the previous tool result holds (see ``tool_result``).
 
+**Embeddings.** ``POST /v1/embeddings`` needs no script: each input text gets
+``testing.embeddings.deterministic_embedding``, and the requests are checked too.
+
 ``server.requests`` holds every request body received, ``server.max_in_flight``
 the most requests it was answering at once.
 
@@ -56,8 +59,11 @@ from typing import Any
 
 import pytest
 
+from testing.embeddings import deterministic_embedding
+
 MODEL = "fake-model"
 PATH = "/v1/chat/completions"
+EMBEDDINGS_PATH = "/v1/embeddings"
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 ROLES = {"system", "developer", "user", "assistant", "tool"}
 MESSAGE_KEYS = {
@@ -250,6 +256,9 @@ class FakeOpenAI:
         with self._lock:
             self.requests.append(body)
             issued = set(self._issued)
+        if handler.path == EMBEDDINGS_PATH:
+            self._embed(handler, body)
+            return
         problems = request_problems(handler.path, dict(handler.headers), body, self.models, issued)
         if problems:
             self._refuse(handler, 400, "; ".join(problems))
@@ -277,6 +286,25 @@ class FakeOpenAI:
             )
             return
         self._send(handler, 200, self._completion(body, answer), answer.headers)
+
+    def _embed(self, handler: BaseHTTPRequestHandler, body: Any) -> None:
+        problems = embedding_problems(dict(handler.headers), body, self.models)
+        if problems:
+            self._refuse(handler, 400, "; ".join(problems))
+            return
+        texts = [body["input"]] if isinstance(body["input"], str) else body["input"]
+        data = [
+            {"object": "embedding", "index": index, "embedding": deterministic_embedding(text)}
+            for index, text in enumerate(texts)
+        ]
+        tokens = sum(len(text.split()) for text in texts)
+        answer = {
+            "object": "list",
+            "data": data,
+            "model": body["model"],
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
+        self._send(handler, 200, json.dumps(answer).encode(), {})
 
     def _completion(self, body: Mapping[str, Any], answer: Answer) -> bytes:
         message: dict[str, Any] = {"role": "assistant", "content": answer.content}
@@ -354,6 +382,35 @@ def request_problems(
     _check_tool_choice(body.get("tool_choice"), tools, "tool_choice" in body, problems)
     _check_messages(body.get("messages"), issued, problems)
     _check_response_format(body, problems)
+    return problems
+
+
+def embedding_problems(
+    headers: Mapping[str, str], body: object, models: tuple[str, ...]
+) -> list[str]:
+    """Every way an embeddings request breaks the OpenAI schema; empty when it is valid."""
+    problems: list[str] = []
+    authorization = {k.lower(): v for k, v in headers.items()}.get("authorization", "")
+    if not re.match(r"^Bearer \S+$", authorization):
+        problems.append("no 'Authorization: Bearer <key>' header")
+    if not isinstance(body, dict):
+        return [*problems, "the body is not a JSON object"]
+    unknown = sorted(set(body) - {"model", "input", "encoding_format", "dimensions", "user"})
+    if unknown:
+        problems.append(f"unknown embeddings request fields {unknown}")
+    if body.get("model") not in models:
+        problems.append(f"model {body.get('model')!r} is not served; models: {list(models)}")
+    texts = body.get("input")
+    if isinstance(texts, str):
+        texts = [texts]
+    if (
+        not isinstance(texts, list)
+        or not texts
+        or not all(isinstance(text, str) and text for text in texts)
+    ):
+        problems.append("input must be a non-empty text or list of non-empty texts")
+    if body.get("encoding_format", "float") != "float":
+        problems.append("only encoding_format float is served")
     return problems
 
 

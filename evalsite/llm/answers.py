@@ -1,4 +1,5 @@
-"""What a model answered: a chat completion, and a structured (JSON) answer or why there is none.
+"""What a model answered: a chat completion, embeddings, or a structured (JSON) answer
+or why there is none.
 
 A JSON answer may come in one fenced code block; :func:`parse_json` reads it either way, and
 :func:`validated` applies a validator that returns the value or raises ``ValueError``.
@@ -17,6 +18,17 @@ T = TypeVar("T")
 Message = dict[str, Any]
 
 FENCED = re.compile(r"^```[a-zA-Z]*\s*\n(.*)\n\s*```$", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Embeddings:
+    """One vector per text asked about, in order, and what the call cost."""
+
+    vectors: list[list[float]]
+    prompt_tokens: int
+    cost: Decimal | None
+    cached: bool
+    call_id: int
 
 
 @dataclass(frozen=True)

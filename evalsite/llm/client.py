@@ -15,6 +15,8 @@ what a research tool needs around it:
 - **An optional cache.** With ``cache`` on, a request identical to one already
   answered (same endpoint, model, messages, tools, temperature, seed, response
   format, token limit) is answered from the record without calling the endpoint.
+- **Embeddings.** :meth:`LLMClient.embed` asks the endpoint's ``/embeddings`` for one
+  vector per text, with the same retries, record and cache.
 - **Structured answers.** :meth:`LLMClient.complete_json` parses and validates a
   JSON answer; a malformed one is asked for once more, and a second malformed one
   is returned as an error together with the raw text.
@@ -33,11 +35,17 @@ from typing import Any, TypeVar
 import openai
 from asgiref.sync import sync_to_async
 
-from evalsite.llm.answers import Completion, JSONAnswer, Message, validated
+from evalsite.llm.answers import Completion, Embeddings, JSONAnswer, Message, validated
 from evalsite.llm.config import LLMConfig
 from evalsite.llm.errors import LLMError
 from evalsite.llm.limits import endpoint_limit, wait_before
-from evalsite.llm.record import from_cache, mark_invalid, record_call, request_hash
+from evalsite.llm.record import (
+    embeddings_from_cache,
+    from_cache,
+    mark_invalid,
+    record_call,
+    request_hash,
+)
 from evalsite.models import LLMCall
 
 T = TypeVar("T")
@@ -107,7 +115,7 @@ class LLMClient:
                 return hit
         started = time.monotonic()
         try:
-            response, attempts = await self._send(body)
+            response, attempts = await self._send(self._client().chat.completions.create, body)
             message, prompt_tokens, completion_tokens = _read(response, attempts)
         except LLMError as error:
             await sync_to_async(record_call)(
@@ -136,6 +144,51 @@ class LLMClient:
             started=started,
         )
         return Completion(message, prompt_tokens, completion_tokens, cost, False, call.pk)
+
+    async def embed(self, texts: Sequence[str]) -> Embeddings:
+        """One embedding per text, in order, from the cache when allowed; raises LLMError."""
+        body: dict[str, Any] = {
+            "model": self.config.model,
+            "input": list(texts),
+            "encoding_format": "float",
+        }
+        digest = request_hash(self.config.base_url, body)
+        if self.config.cache:
+            hit = await sync_to_async(embeddings_from_cache)(
+                self.config, self.purpose, digest, body
+            )
+            if hit is not None:
+                return hit
+        started = time.monotonic()
+        try:
+            response, attempts = await self._send(self._client().embeddings.create, body)
+            vectors, prompt_tokens = _read_embeddings(response, len(texts), attempts)
+        except LLMError as error:
+            await sync_to_async(record_call)(
+                self.config,
+                self.purpose,
+                digest,
+                body,
+                status=LLMCall.Status.ERROR,
+                error=error.reason,
+                attempts=error.attempts,
+                started=started,
+            )
+            raise
+        cost = self.config.cost(prompt_tokens, 0)
+        call = await sync_to_async(record_call)(
+            self.config,
+            self.purpose,
+            digest,
+            body,
+            status=LLMCall.Status.OK,
+            response={"embeddings": vectors},
+            prompt_tokens=prompt_tokens,
+            cost=cost,
+            attempts=attempts,
+            started=started,
+        )
+        return Embeddings(vectors, prompt_tokens, cost, False, call.pk)
 
     async def complete_json(
         self, messages: Sequence[Message], validate: Callable[[Any], T]
@@ -178,14 +231,15 @@ class LLMClient:
             )
         return self._sdk
 
-    async def _send(self, body: dict[str, Any]) -> tuple[Any, int]:
-        client = self._client()
+    async def _send(
+        self, create: Callable[..., Awaitable[Any]], body: dict[str, Any]
+    ) -> tuple[Any, int]:
         limit = endpoint_limit(self.config.base_url, self.config.concurrency)
         for attempt in range(1, self.config.max_attempts + 1):
             try:
                 # The limit is held per attempt, not across the wait before a retry.
                 async with limit:
-                    return await client.chat.completions.create(**body), attempt
+                    return await create(**body), attempt
             except RETRYABLE as error:
                 if attempt == self.config.max_attempts:
                     raise LLMError(
@@ -222,6 +276,17 @@ def _read(response: Any, attempts: int) -> tuple[Message, int, int]:
     if usage is None:
         return message, 0, 0
     return message, int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0)
+
+
+def _read_embeddings(response: Any, expected: int, attempts: int) -> tuple[list[list[float]], int]:
+    """The vectors of an embeddings answer, in the order of the texts, and its token usage."""
+    data = getattr(response, "data", None)
+    if not isinstance(data, list) or len(data) != expected:
+        raise LLMError(f"the answer does not hold {expected} embedding(s)", attempts=attempts)
+    ordered = sorted(data, key=lambda item: int(item.index))
+    vectors = [[float(x) for x in item.embedding] for item in ordered]
+    usage = getattr(response, "usage", None)
+    return vectors, int(getattr(usage, "prompt_tokens", 0) or 0)
 
 
 def _status(error: Exception) -> int | None:

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from evalsite.llm.answers import Completion, Message
+from evalsite.llm.answers import Completion, Embeddings, Message
 from evalsite.llm.config import LLMConfig
 from evalsite.models import LLMCall
 
@@ -27,9 +27,9 @@ def request_hash(base_url: str, body: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def from_cache(
+def _recorded_again(
     config: LLMConfig, purpose: str, digest: str, body: dict[str, Any]
-) -> Completion | None:
+) -> LLMCall | None:
     """The stored answer to an identical request, recorded again as a free, cached call."""
     stored = (
         LLMCall.objects.filter(request_hash=digest, status=LLMCall.Status.OK)
@@ -38,7 +38,7 @@ def from_cache(
     )
     if stored is None:
         return None
-    call = LLMCall.objects.create(
+    return LLMCall.objects.create(
         purpose=purpose,
         base_url=config.base_url,
         model=config.model,
@@ -50,7 +50,24 @@ def from_cache(
         attempts=0,
         cost=config.cost(0, 0),
     )
-    return Completion(stored.response, 0, 0, call.cost, True, call.pk)
+
+
+def from_cache(
+    config: LLMConfig, purpose: str, digest: str, body: dict[str, Any]
+) -> Completion | None:
+    """The stored chat answer to an identical request, recorded again as a cached call."""
+    call = _recorded_again(config, purpose, digest, body)
+    return None if call is None else Completion(call.response, 0, 0, call.cost, True, call.pk)
+
+
+def embeddings_from_cache(
+    config: LLMConfig, purpose: str, digest: str, body: dict[str, Any]
+) -> Embeddings | None:
+    """The stored embeddings of an identical request, recorded again as a cached call."""
+    call = _recorded_again(config, purpose, digest, body)
+    if call is None:
+        return None
+    return Embeddings(call.response["embeddings"], 0, call.cost, True, call.pk)
 
 
 def record_call(
@@ -62,7 +79,7 @@ def record_call(
     status: str,
     started: float,
     attempts: int,
-    response: Message | None = None,
+    response: Message | dict[str, list[list[float]]] | None = None,
     error: str = "",
     prompt_tokens: int = 0,
     completion_tokens: int = 0,

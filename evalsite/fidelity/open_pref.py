@@ -1,0 +1,93 @@
+"""Open preference: which aspects of an item a group writes about, and with which sentiment.
+
+Each answer is a short review whose aspects (plot, cast, music, ...) are labelled, each with
+a sentiment, by people in the workspace or by the LLM evaluator. ``n_aspects`` counts the
+distinct aspects; ``aspect_entropy`` and ``sentiment_entropy`` are the plug-in Shannon
+entropies in bits of the labelled aspects and of their sentiments. The paper reports 85
+aspects, 5.85 and 1.19 bits for people; gpt-3.5 given a name, 71, 4.86 and 0.29. CIs resample
+responders, as basic bootstrap intervals (see `evalsite.fidelity.items_talk`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from evalsite.fidelity.common import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    FloatArray,
+    Measured,
+    entropy_bits,
+    measured,
+)
+
+
+@dataclass(frozen=True)
+class AspectLabel:
+    """One aspect found in one responder's answer, with its sentiment."""
+
+    responder: str
+    aspect: str
+    sentiment: str
+
+
+@dataclass(frozen=True)
+class OpenPrefMeasures:
+    n_aspects: int
+    n_labels: int
+    aspect_entropy: Measured
+    sentiment_entropy: Measured
+
+    def as_json(self) -> dict[str, object]:
+        aspect, sentiment = self.aspect_entropy, self.sentiment_entropy
+        return {
+            "n_aspects": self.n_aspects,
+            "n_labels": self.n_labels,
+            "aspect_entropy": aspect.value,
+            "aspect_entropy_ci": None if aspect.ci is None else list(aspect.ci),
+            "sentiment_entropy": sentiment.value,
+            "sentiment_entropy_ci": None if sentiment.ci is None else list(sentiment.ci),
+            "notes": list(dict.fromkeys([*aspect.notes, *sentiment.notes])),
+        }
+
+
+def _counts(rows: Sequence[str], values: Sequence[str]) -> FloatArray:
+    row_of = {row: index for index, row in enumerate(dict.fromkeys(rows))}
+    column_of = {value: index for index, value in enumerate(sorted(set(values)))}
+    counts = np.zeros((len(row_of), len(column_of)))
+    for row, value in zip(rows, values, strict=True):
+        counts[row_of[row], column_of[value]] += 1
+    return counts
+
+
+def open_pref(
+    labels: Sequence[AspectLabel],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> OpenPrefMeasures:
+    """Aspect count and the entropies of aspects and sentiments of one group's labels."""
+    responders = [label.responder for label in labels]
+    aspects = _counts(responders, [label.aspect.strip().lower() for label in labels])
+    sentiments = _counts(responders, [label.sentiment.strip().lower() for label in labels])
+
+    def entropy_of(counts: FloatArray) -> Measured:
+        return measured(
+            lambda weights: entropy_bits(weights @ counts),
+            len(counts),
+            unit="responders",
+            resamples=resamples,
+            seed=seed,
+            interval="basic",
+            undefined="no aspect is labelled",
+        )
+
+    return OpenPrefMeasures(
+        n_aspects=aspects.shape[1],
+        n_labels=len(labels),
+        aspect_entropy=entropy_of(aspects),
+        sentiment_entropy=entropy_of(sentiments),
+    )
