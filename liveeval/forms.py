@@ -84,7 +84,7 @@ class TaskCardChoiceField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, obj: Any) -> str:
         lang = get_language() or "en"
         preview = Truncator(obj.description(lang)).chars(90)
-        return f"{obj.title(lang)} — {preview} ({obj.key}, {obj.get_lang_display()})"
+        return f"{obj.title(lang)} — {preview} ({obj.key}) · {obj.get_lang_display()}"
 
 
 class CampaignForm(forms.ModelForm[Campaign]):
