@@ -96,11 +96,12 @@ class CampaignAdmin(admin.ModelAdmin):
         "name",
         "rubric",
         "annotations_per_item",
+        "item_order",
         "alt_test_epsilon",
         "status",
         "created_at",
     )
-    list_filter = ("status",)
+    list_filter = ("status", "item_order")
     filter_horizontal = ("annotators",)
     search_fields = ("name",)
 

@@ -21,10 +21,12 @@ FIGURES_SECONDS = 30
 class Bar:
     done: int
     target: int
+    # Nothing is left for this person: the bar is full whatever the share said.
+    finished: bool = False
 
     @property
     def percent(self) -> int:
-        if self.target <= 0:
+        if self.finished or self.target <= 0:
             return 100
         return min(100, math.floor(100 * self.done / self.target))
 
@@ -64,9 +66,14 @@ def campaign_bar(campaign: Campaign, figures: CampaignFigures) -> Bar:
     return Bar(figures.submitted, figures.items * campaign.annotations_per_item)
 
 
-def annotator_bar(user: Any, campaign: Campaign, figures: CampaignFigures) -> Bar:
+def annotator_bar(
+    user: Any, campaign: Campaign, figures: CampaignFigures, *, finished: bool = False
+) -> Bar:
     """The user's submitted items out of their share: items × R spread over the listed
-    annotators, or every item when the campaign is open to all annotators."""
+    annotators, or every item when the campaign is open to all annotators.
+
+    Others may take part of a share, so a person whose queue is empty (``finished``) is done
+    with what they submitted: the target becomes their count."""
     items = figures.items
     share = (
         math.ceil(items * campaign.annotations_per_item / figures.team) if figures.team else items
@@ -74,6 +81,8 @@ def annotator_bar(user: Any, campaign: Campaign, figures: CampaignFigures) -> Ba
     done = Assignment.objects.filter(
         campaign=campaign, annotator=user, status=Assignment.Status.SUBMITTED
     ).count()
+    if finished:
+        return Bar(done, done, finished=True)
     return Bar(done, min(items, share))
 
 

@@ -12,6 +12,7 @@ submitted). Every change to it happens in a transaction that has locked the item
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -20,7 +21,18 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.db import connection, transaction
-from django.db.models import Exists, F, Model, OuterRef, QuerySet
+from django.db.models import (
+    BigIntegerField,
+    Exists,
+    Expression,
+    ExpressionWrapper,
+    F,
+    Model,
+    OuterRef,
+    QuerySet,
+    Value,
+)
+from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -86,6 +98,37 @@ def reclaim_expired(campaign: Campaign, *, now: datetime | None = None) -> int:
     return len(expired)
 
 
+# A prime above every shuffle key (keys are drawn below 2**31 at import): k -> (a*k + b) mod P
+# is then a bijection of the keys, a different one for each annotator.
+_SHUFFLE_PRIME = 2**31 - 1
+
+
+def shuffle_multipliers(campaign: Campaign, user: Any) -> tuple[int, int]:
+    """The (a, b) of the annotator's own order in ``campaign``, seeded by both ids.
+
+    The same person gets the same order on every request and in every process; two people
+    get unrelated orders, so the first items of a campaign are not the same for everyone.
+    """
+    seed = hashlib.sha256(f"{campaign.pk}:{user.pk}".encode()).digest()
+    a = 1 + int.from_bytes(seed[:8], "big") % (_SHUFFLE_PRIME - 1)
+    b = int.from_bytes(seed[8:16], "big") % _SHUFFLE_PRIME
+    return a, b
+
+
+def tie_break(campaign: Campaign, user: Any) -> F | Expression:
+    """What orders items equally near completion: import order, or the annotator's shuffle."""
+    if campaign.item_order == Campaign.ItemOrder.IMPORT:
+        return F("position")
+    a, b = shuffle_multipliers(campaign, user)
+    key = Cast(F("shuffle_key"), BigIntegerField())
+    big: BigIntegerField[int, int] = BigIntegerField()
+    return ExpressionWrapper(
+        (key * Value(a, output_field=big) + Value(b, output_field=big))
+        % Value(_SHUFFLE_PRIME, output_field=big),
+        output_field=big,
+    )
+
+
 def next_for(
     user: Any,
     campaign: Campaign,
@@ -96,8 +139,8 @@ def next_for(
     """The item ``user`` should annotate next in ``campaign``, held for them; None when done.
 
     An item the user already holds comes back first. Otherwise the item is one the user has
-    never been given, with fewer than R places taken, nearest to completion; ties go to
-    import order, or to a random order when the campaign asks for one.
+    never been given, with fewer than R places taken, nearest to completion; ties go to the
+    annotator's own seeded shuffle (`tie_break`), or to import order when the campaign asks.
     """
     if not campaign.is_open:
         return None
@@ -114,13 +157,12 @@ def next_for(
         )
         if held is not None:
             return held
-        tie_break = "shuffle_key" if campaign.randomise_order else "position"
         candidates = (
             Transcript.objects.filter(
                 campaign=campaign, active_count__lt=campaign.annotations_per_item
             )
             .filter(~Exists(Assignment.objects.filter(transcript=OuterRef("pk"), annotator=user)))
-            .order_by("-active_count", tie_break)
+            .order_by("-active_count", tie_break(campaign, user), "pk")
         )
         transcript = _skip_locked(candidates).first()
         if transcript is None:
@@ -205,7 +247,8 @@ def submit(
 
 
 def skip(user: Any, transcript: Transcript) -> None:
-    """Give the item back: it returns to the pool and is never offered to ``user`` again."""
+    """Give the item back: it returns to the pool and is never offered to ``user`` again,
+    unless they take it up themselves (`take_up`)."""
     with transaction.atomic():
         assignment = _locked(
             Assignment.objects.filter(transcript=transcript, annotator=user)
@@ -239,3 +282,39 @@ def release_held(user: Any) -> int:
         )
         _release([transcript_id for _, transcript_id in held])
     return len(held)
+
+
+def take_up(user: Any, transcript: Transcript, *, now: datetime | None = None) -> Assignment:
+    """Hold again an item ``user`` skipped, while it still has a free place."""
+    campaign = transcript.campaign
+    if not campaign.is_open:
+        raise ItemUnavailable(_("This campaign is closed; its annotations can no longer change."))
+    with transaction.atomic():
+        assignment = _locked(
+            Assignment.objects.filter(transcript=transcript, annotator=user)
+        ).first()
+        if assignment is None or assignment.status != Assignment.Status.SKIPPED:
+            raise ItemUnavailable(_("You have not skipped this item."))
+        taken = (
+            _locked(Transcript.objects.filter(pk=transcript.pk))
+            .values_list("active_count", flat=True)
+            .get()
+        )
+        if taken >= campaign.annotations_per_item:
+            raise ItemUnavailable(_("Others have completed this item since you skipped it."))
+        Transcript.objects.filter(pk=transcript.pk).update(active_count=F("active_count") + 1)
+        assignment.status = Assignment.Status.HELD
+        assignment.held_at = now or timezone.now()
+        assignment.save(update_fields=["status", "held_at"])
+    return assignment
+
+
+def skipped(user: Any, campaign: Campaign) -> QuerySet[Assignment]:
+    """The items ``user`` skipped in ``campaign``, latest first."""
+    return (
+        Assignment.objects.filter(
+            campaign=campaign, annotator=user, status=Assignment.Status.SKIPPED
+        )
+        .select_related("transcript")
+        .order_by("-pk")
+    )

@@ -26,6 +26,7 @@ campaign_patterns = [
     path("<int:campaign_id>/mine/", views.mine, name="mine"),
     path("<int:campaign_id>/items/<int:transcript_id>/", views.item, name="item"),
     path("<int:campaign_id>/items/<int:transcript_id>/skip/", views.skip, name="skip"),
+    path("<int:campaign_id>/items/<int:transcript_id>/take-up/", views.take_up, name="take_up"),
 ]
 
 # Each part keeps its own namespace beside "annotation" (the campaigns): "concept",

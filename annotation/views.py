@@ -59,14 +59,16 @@ def _answer_form(assignment: Assignment) -> AnswerForm:
 
 
 def _workspace_context(
-    request: HttpRequest, assignment: Assignment, form: AnswerForm | None = None
+    request: HttpRequest,
+    assignment: Assignment,
+    form: AnswerForm | None = None,
+    *,
+    fresh: bool = False,
 ) -> dict[str, Any]:
     transcript = assignment.transcript
     campaign = transcript.campaign
     form = _answer_form(assignment) if form is None else form
-    left, right = transcript.response_a, transcript.response_b
-    if assignment.swapped:
-        left, right = right, left
+    left, right = _sides(assignment)
     return {
         "campaign": campaign,
         "transcript": transcript,
@@ -78,9 +80,24 @@ def _workspace_context(
         "right": right,
         "turns": list(enumerate(transcript.turns, start=1)),
         "show_feelings": campaign.show_feelings,
-        **_bars(request, campaign),
+        **_bars(request, campaign, fresh=fresh),
+        **_item_links(request, campaign, transcript),
+    }
+
+
+def _sides(assignment: Assignment) -> tuple[Any, Any]:
+    """A pairwise item's responses as the annotator sees them: left, then right."""
+    transcript = assignment.transcript
+    if assignment.swapped:
+        return transcript.response_b, transcript.response_a
+    return transcript.response_a, transcript.response_b
+
+
+def _item_links(request: HttpRequest, campaign: Campaign, transcript: Transcript) -> dict[str, Any]:
+    return {
         "item_url": reverse("annotation:item", args=[campaign.pk, transcript.pk]),
         "skip_url": reverse("annotation:skip", args=[campaign.pk, transcript.pk]),
+        "skipped_count": queue.skipped(request.user, campaign).count(),
     }
 
 
@@ -93,30 +110,44 @@ def _render_workspace(
     return render(request, "annotation/item.html", context)
 
 
-def _render_next(request: HtmxHttpRequest, campaign: Campaign) -> HttpResponse:
-    """After a submit or a skip: the next item as a partial for htmx, a redirect otherwise."""
+def _render_next(
+    request: HtmxHttpRequest, campaign: Campaign, skipped: Transcript | None = None
+) -> HttpResponse:
+    """After a submit or a skip: the next item as a partial for htmx, a redirect otherwise.
+
+    The bars are counted afresh, so that they include what was just submitted; after a
+    skip, the page offers to undo it.
+    """
     if not request.htmx:
         return redirect("annotation:work", campaign.pk)
+    undo = {"just_skipped": skipped} if skipped is not None else {}
     assignment = queue.next_for(request.user, campaign)
     if assignment is None:
-        response = render(request, "annotation/_done.html", _done_context(request, campaign))
+        context = {**_done_context(request, campaign, fresh=True), **undo}
+        response = render(request, "annotation/_done.html", context)
         return push_url(response, reverse("annotation:work", args=[campaign.pk]))
-    response = _render_workspace(request, assignment)
+    context = {**_workspace_context(request, assignment, fresh=True), **undo}
+    response = render(request, "annotation/_workspace.html", context)
     return push_url(
         response, reverse("annotation:item", args=[campaign.pk, assignment.transcript_id])
     )
 
 
-def _bars(request: HttpRequest, campaign: Campaign) -> dict[str, progress.Bar]:
-    figures = progress.campaign_figures(campaign)
+def _bars(
+    request: HttpRequest, campaign: Campaign, *, fresh: bool = False, finished: bool = False
+) -> dict[str, progress.Bar]:
+    figures = progress.campaign_figures(campaign, fresh=fresh)
     return {
-        "my_bar": progress.annotator_bar(request.user, campaign, figures),
+        "my_bar": progress.annotator_bar(request.user, campaign, figures, finished=finished),
         "campaign_bar": progress.campaign_bar(campaign, figures),
     }
 
 
-def _done_context(request: HttpRequest, campaign: Campaign) -> dict[str, Any]:
-    return {"campaign": campaign, **_bars(request, campaign)}
+def _done_context(
+    request: HttpRequest, campaign: Campaign, *, fresh: bool = False
+) -> dict[str, Any]:
+    """Nothing is left for the annotator: their bar says done, whatever their share was."""
+    return {"campaign": campaign, **_bars(request, campaign, fresh=fresh, finished=True)}
 
 
 @annotator_required
@@ -202,12 +233,28 @@ def skip(request: HtmxHttpRequest, campaign_id: int, transcript_id: int) -> Http
         queue.skip(request.user, transcript)
     except queue.ItemUnavailable as reason:
         messages.warning(request, str(reason))
-    return _render_next(request, campaign)
+        return _render_next(request, campaign)
+    return _render_next(request, campaign, skipped=transcript)
+
+
+@annotator_required
+@require_POST
+def take_up(request: HtmxHttpRequest, campaign_id: int, transcript_id: int) -> HttpResponse:
+    """Hold again an item the annotator skipped: the undo after a skip, and the skipped list."""
+    campaign = _campaign_for_annotator(request, campaign_id)
+    transcript = get_object_or_404(Transcript, pk=transcript_id, campaign=campaign)
+    try:
+        queue.take_up(request.user, transcript)
+    except queue.ItemUnavailable as reason:
+        messages.warning(request, str(reason))
+        return redirect(reverse("annotation:mine", args=[campaign.pk]) + "#skipped")
+    item_url = reverse("annotation:item", args=[campaign.pk, transcript.pk])
+    return HttpResponseClientRedirect(item_url) if request.htmx else redirect(item_url)
 
 
 @annotator_required
 def mine(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """The annotator's submitted items, to revise while the campaign is open."""
+    """The annotator's submitted items, to revise, and skipped ones, to take up again."""
     campaign = _campaign_for_annotator(request, campaign_id)
     submitted = (
         Assignment.objects.filter(
@@ -217,7 +264,9 @@ def mine(request: HttpRequest, campaign_id: int) -> HttpResponse:
         .order_by("-submitted_at", "-pk")
     )
     page = Paginator(submitted, PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "annotation/mine.html", {"campaign": campaign, "page": page})
+    skipped = queue.skipped(request.user, campaign)
+    context = {"campaign": campaign, "page": page, "skipped": skipped}
+    return render(request, "annotation/mine.html", context)
 
 
 @coordinator_required

@@ -261,3 +261,19 @@ class Invitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} ({self.uses}/{self.max_uses})"
+
+
+class InterfaceLanguage(models.Model):
+    """The interface language a person chose, applied wherever they log in."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="interface_language"
+    )
+    language = models.CharField(_("language"), max_length=16, choices=settings.LANGUAGES)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("interface language")
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.language}"

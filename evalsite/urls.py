@@ -3,13 +3,13 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path
 
-from evalsite import invitation_views, people_views, views
+from evalsite import interface_language, invitation_views, people_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("accounts/", include("django.contrib.auth.urls")),
-    path("i18n/", include("django.conf.urls.i18n")),
+    path("i18n/setlang/", interface_language.set_language, name="set_language"),
     path("people/invitations/", invitation_views.invitation_list, name="invitations"),
     path(
         "people/invitations/<int:invitation_id>/revoke/",

@@ -13,13 +13,14 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from evalsite import roles
 from evalsite.http import HtmxHttpRequest
 from liveeval import campaigns, chat, results
 from liveeval.consumers import group_name
 from liveeval.forms import CampaignForm, RatingForm, SandboxForm
+from liveeval.home import judge_section
 from liveeval.models import Campaign, ChatSession, DialogueSystem, Rating
 
 
@@ -60,8 +61,12 @@ def next_pending_session(user: Any) -> ChatSession | None:
 
 
 @roles.judge_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def next_session(request: HttpRequest) -> HttpResponse:
+    """POST opens the judge's next conversation; GET (a bookmark, a reload) shows the button."""
+    if request.method == "GET":
+        part = judge_section(request.user)
+        return render(request, "liveeval/next.html", {"ctx": part.context})
     with transaction.atomic():
         session = next_pending_session(request.user)
         if session is None:

@@ -32,6 +32,10 @@ class Campaign(models.Model):
         OPEN = "open", _("Open")
         CLOSED = "closed", _("Closed")
 
+    class ItemOrder(models.TextChoices):
+        SHUFFLED = "shuffled", _("Shuffled for each annotator")
+        IMPORT = "import", _("Import order")
+
     name = models.CharField(_("name"), max_length=200, unique=True)
     rubric = models.ForeignKey(Rubric, on_delete=models.PROTECT, related_name="campaigns")
     instructions = models.TextField(_("instructions"), blank=True)
@@ -43,10 +47,15 @@ class Campaign(models.Model):
         default=False,
         help_text=_("The simulator's inner state, written next to its turns."),
     )
-    randomise_order = models.BooleanField(
-        _("randomise the order"),
-        default=False,
-        help_text=_("Among items equally near completion, hand out a random one, not the first."),
+    item_order = models.CharField(
+        _("item order"),
+        max_length=16,
+        choices=ItemOrder.choices,
+        default=ItemOrder.SHUFFLED,
+        help_text=_(
+            "Among items equally near completion: each annotator in their own shuffled order "
+            "(the same one on every visit), or everyone in import order."
+        ),
     )
     hold_minutes = models.PositiveIntegerField(
         _("hold time (minutes)"),

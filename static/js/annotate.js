@@ -4,6 +4,8 @@
   "use strict";
 
   var shownAt = performance.now();
+  // How long the undo of a skip stays on the page; the skipped list keeps it after that.
+  var UNDO_SECONDS = 8;
 
   function workspace() {
     return document.getElementById("workspace");
@@ -17,7 +19,7 @@
     return element && element.closest ? element.closest(".question") : null;
   }
 
-  function focusQuestion(question) {
+  function focusQuestion(question, scroll) {
     if (!question) {
       return;
     }
@@ -26,8 +28,44 @@
       question.querySelector("input[type=radio]");
     if (target) {
       target.focus({ preventScroll: true });
-      question.scrollIntoView({ block: "nearest" });
+      if (scroll !== false) {
+        question.scrollIntoView({ block: "nearest" });
+      }
     }
+  }
+
+  // Says in the page what a key press did not do; the sentences come translated from the
+  // template's data attributes, with {key}, {keys} and {question} filled in here.
+  function say(kind, values) {
+    var box = document.getElementById("key-feedback");
+    if (!box) {
+      return;
+    }
+    var text = box.getAttribute("data-" + kind) || "";
+    Object.keys(values).forEach(function (name) {
+      text = text.split("{" + name + "}").join(values[name]);
+    });
+    box.textContent = text;
+    box.hidden = false;
+  }
+
+  function quiet() {
+    var box = document.getElementById("key-feedback");
+    if (box) {
+      box.hidden = true;
+      box.textContent = "";
+    }
+  }
+
+  function questionName(question) {
+    var legend = question.querySelector("legend");
+    return legend ? legend.textContent.replace(/\s+/g, " ").trim() : "";
+  }
+
+  function unanswered() {
+    return questions().filter(function (question) {
+      return question.querySelector("input[type=radio]") && !question.querySelector("input[type=radio]:checked");
+    });
   }
 
   function move(step) {
@@ -48,8 +86,13 @@
     }
     var option = question.querySelector('input[type=radio][data-key="' + key + '"]');
     if (!option) {
-      return false;
+      var keys = Array.prototype.map.call(question.querySelectorAll("input[type=radio]"), function (input) {
+        return input.getAttribute("data-key");
+      });
+      say("off-scale", { key: key, keys: keys.join(", "), question: questionName(question) });
+      return true;
     }
+    quiet();
     option.checked = true;
     option.dispatchEvent(new Event("change", { bubbles: true }));
     var index = all.indexOf(question);
@@ -69,6 +112,9 @@
     var help = document.getElementById("shortcuts");
     if (help) {
       help.open = open === undefined ? !help.open : open;
+      if (help.open) {
+        help.scrollIntoView({ block: "nearest" });
+      }
     }
   }
 
@@ -81,7 +127,14 @@
     var firstOpen = all.filter(function (question) {
       return !question.querySelector("input[type=radio]:checked");
     })[0];
-    focusQuestion(firstOpen || all[0]);
+    // Focus without scrolling: the page opens at its top, with the transcript in view.
+    focusQuestion(firstOpen || all[0], false);
+    var undo = document.querySelector("#workspace .undo-skip");
+    if (undo) {
+      window.setTimeout(function () {
+        undo.remove();
+      }, UNDO_SECONDS * 1000);
+    }
   }
 
   document.addEventListener("keydown", function (event) {
@@ -139,6 +192,14 @@
         event.preventDefault();
         submitForm("skip-form");
         break;
+      case "u":
+      case "U":
+        var undoForm = document.querySelector("#workspace .undo-skip");
+        if (undoForm) {
+          event.preventDefault();
+          undoForm.requestSubmit();
+        }
+        break;
       case "?":
         event.preventDefault();
         toggleShortcuts();
@@ -155,6 +216,18 @@
     function (event) {
       var form = event.target;
       if (form.id !== "answer-form") {
+        return;
+      }
+      var open = unanswered();
+      if (open.length) {
+        // Name the first unanswered question in the page instead of a browser tooltip.
+        event.preventDefault();
+        event.stopImmediatePropagation();
+        open.forEach(function (question) {
+          question.classList.add("has-error");
+        });
+        say("unanswered", { question: questionName(open[0]) });
+        focusQuestion(open[0]);
         return;
       }
       var field = form.querySelector("[name=time_on_task_ms]");

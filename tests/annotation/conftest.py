@@ -72,6 +72,8 @@ def campaign_factory(rubric: Rubric) -> Callable[..., Campaign]:
         rows: list[dict[str, Any]] | None = None,
         **fields: Any,
     ) -> Campaign:
+        # Import order unless a test asks otherwise, so that tests can name the next item.
+        fields.setdefault("item_order", Campaign.ItemOrder.IMPORT)
         campaign = Campaign.objects.create(name=name, rubric=rubric, **fields)
         batch = list(rows or []) + [dialogue(f"t{n:03d}") for n in range(1, items + 1)]
         if batch:

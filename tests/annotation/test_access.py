@@ -23,6 +23,7 @@ PAGES: list[tuple[str, str, str, str, int]] = [
     ("annotation:item", "item", "get", roles.ANNOTATORS, 302),
     ("annotation:item", "item", "post", roles.ANNOTATORS, 302),
     ("annotation:skip", "item", "post", roles.ANNOTATORS, 302),
+    ("annotation:take_up", "item", "post", roles.ANNOTATORS, 302),
     ("annotation:campaigns", "site", "get", roles.COORDINATORS, 200),
     ("annotation:import_transcripts", "site", "get", roles.COORDINATORS, 200),
     ("annotation:import_scores", "site", "get", roles.COORDINATORS, 200),

@@ -39,6 +39,13 @@ class TestImportTranscripts:
         output = run("import_transcripts", str(path), "--campaign", "CLI")
         assert "0 new, 2 updated" in output and Transcript.objects.count() == 2
 
+    def test_it_sets_the_item_order(self, tmp_path: Path) -> None:
+        path = jsonl(tmp_path / "t.jsonl", [dialogue("a")])
+        run("import_transcripts", str(path), "--campaign", "Ordered")
+        assert Campaign.objects.get(name="Ordered").item_order == Campaign.ItemOrder.SHUFFLED
+        run("import_transcripts", str(path), "--campaign", "Ordered", "--item-order", "import")
+        assert Campaign.objects.get(name="Ordered").item_order == Campaign.ItemOrder.IMPORT
+
     def test_a_bad_file_fails_with_its_line_and_field(self, tmp_path: Path) -> None:
         bad = dialogue("b", turns=[{"role": "user", "text": 5}])
         path = jsonl(tmp_path / "t.jsonl", [dialogue("a"), bad])

@@ -11,8 +11,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotation import queue
-from annotation.models import Assignment, Campaign, Dimension, Response, Transcript
-from annotation.queue import Answer, ItemUnavailable, next_for
+from annotation.models import Assignment, Campaign, Dimension, Response, Rubric, Transcript
+from annotation.queue import Answer, ItemUnavailable, next_for, shuffle_multipliers
 from tests.annotation.conftest import pairwise, person
 
 pytestmark = pytest.mark.django_db
@@ -114,13 +114,39 @@ class TestNextFor:
         campaign.save()
         assert next_for(people[0], campaign) is None
 
-    def test_a_randomised_campaign_breaks_ties_by_its_shuffle(
+    def test_an_import_order_campaign_breaks_ties_by_position(
         self, campaign_factory: Callable[..., Campaign], people: list[User]
     ) -> None:
-        campaign = campaign_factory(items=3, randomise_order=True)
+        campaign = campaign_factory(items=3, item_order=Campaign.ItemOrder.IMPORT)
         for external_id, key in (("t001", 30), ("t002", 10), ("t003", 20)):
             Transcript.objects.filter(external_id=external_id).update(shuffle_key=key)
-        assert ids([finish(people[0], campaign) for _ in range(3)]) == ["t002", "t003", "t001"]
+        assert ids([finish(people[0], campaign) for _ in range(3)]) == ["t001", "t002", "t003"]
+
+    def test_a_new_campaign_shuffles_by_default(self, rubric: Rubric) -> None:
+        assert Campaign.objects.create(name="fresh", rubric=rubric).item_order == "shuffled"
+
+    def test_each_annotator_gets_their_own_seeded_shuffle(
+        self, campaign_factory: Callable[..., Campaign], people: list[User]
+    ) -> None:
+        campaign = campaign_factory(
+            items=12, annotations_per_item=1, item_order=Campaign.ItemOrder.SHUFFLED
+        )
+        for n, transcript in enumerate(Transcript.objects.order_by("position")):
+            Transcript.objects.filter(pk=transcript.pk).update(shuffle_key=(n * 7919) % 1009)
+        keys = dict(Transcript.objects.values_list("external_id", "shuffle_key"))
+
+        def own_order(user: User) -> list[str]:
+            a, b = shuffle_multipliers(campaign, user)
+            assert shuffle_multipliers(campaign, user) == (a, b)  # seeded, not drawn
+            return sorted(keys, key=lambda external_id: (a * keys[external_id] + b) % (2**31 - 1))
+
+        orders = {tuple(own_order(user)) for user in people}
+        assert len(orders) == len(people)
+        import_order = sorted(keys)
+        assert tuple(import_order) not in orders
+        served = ids([finish(people[0], campaign) for _ in range(12)])
+        assert served == own_order(people[0])
+        assert served != import_order
 
     def test_pairwise_sides_are_drawn_at_random_and_kept(
         self, campaign_factory: Callable[..., Campaign]

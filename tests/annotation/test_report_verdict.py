@@ -113,6 +113,7 @@ def admin_form(campaign: Campaign, epsilon: str) -> dict[str, str]:
         "instructions": "",
         "annotations_per_item": "3",
         "hold_minutes": "30",
+        "item_order": "shuffled",
         "alt_test_epsilon": epsilon,
         "status": "open",
         "created_at_0": "2026-01-05",

@@ -10,7 +10,9 @@ from tests.e2e.conftest import log_in
 pytestmark = pytest.mark.e2e
 
 
-def test_a_judge_logs_in_switches_to_chinese_and_logs_out(page: Page, base_url: str) -> None:
+def test_a_judge_logs_in_switches_to_chinese_and_back_and_logs_out(
+    page: Page, base_url: str
+) -> None:
     log_in(page, base_url, "judge1")
     expect(page.locator('[data-role="judges"]')).to_be_visible()
     expect(page.locator('[data-role="coordinators"]')).to_have_count(0)
@@ -21,8 +23,17 @@ def test_a_judge_logs_in_switches_to_chinese_and_logs_out(page: Page, base_url: 
     expect(page.get_by_role("button", name="退出")).to_be_visible()
     expect(page.get_by_role("heading", name="评测员")).to_be_visible()
     expect(page.get_by_role("button", name="开始下一个对话")).to_be_visible()
+    # The choice is the judge's own now: a fresh browser shows it after logging in.
+    fresh = page.context.browser.new_context().new_page()  # type: ignore[union-attr]
+    log_in(fresh, base_url, "judge1")
+    expect(fresh.locator("html")).to_have_attribute("lang", "zh-hans")
+    fresh.context.close()
+    # Back to English, which the other browser tests of this judge expect.
+    page.select_option("#language-select", "en")
+    page.wait_for_load_state("load")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
 
-    page.get_by_role("button", name="退出").click()
+    page.get_by_role("button", name="Log out").click()
     page.goto(f"{base_url}/")
     expect(page).to_have_url(f"{base_url}/accounts/login/?next=/")
 

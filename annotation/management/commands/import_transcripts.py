@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.imports.formats import FORMATS, guess_format
 from annotation.jobs import run_inline
+from annotation.models import Campaign
 from evalsite.models import Job
 
 
@@ -27,6 +28,15 @@ class Command(BaseCommand):
         parser.add_argument(
             "--personas",
             help="Concept4CRS only: personas.csv, for each transcript's emotion and age group.",
+        )
+        parser.add_argument(
+            "--item-order",
+            choices=Campaign.ItemOrder.values,
+            help=(
+                "How the campaign hands out items equally near completion: 'shuffled' (each "
+                "annotator in their own seeded order, the default for a new campaign) or "
+                "'import'."
+            ),
         )
         parser.add_argument(
             "--dedupe-cells",
@@ -58,6 +68,10 @@ class Command(BaseCommand):
         if job.status != Job.Status.DONE:
             raise CommandError("\n".join(job.errors) or job.message)
         result = job.result
+        if options["item_order"]:
+            Campaign.objects.filter(name=options["campaign"]).update(
+                item_order=options["item_order"]
+            )
         self.stdout.write(
             self.style.SUCCESS(
                 f"Imported {result['transcripts']} transcripts into {result['campaign']!r}: "

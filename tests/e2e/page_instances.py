@@ -1,0 +1,166 @@
+"""Every page of the site, found through the URL resolver, with one instance per pattern.
+
+Run as ``python -m tests.e2e.page_instances`` against a seeded demo database; it prints one
+JSON object: ``pages`` (name → path) and ``missing`` (patterns that take arguments and have
+no instance here). A pattern without arguments is crawled as soon as it exists; one with
+arguments needs an entry in ``INSTANCES``, or in ``NOT_PAGES`` when it is no page at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+# Patterns that are not pages a person reads: posts, files, partials, machine endpoints.
+NOT_PAGES: dict[str, str] = {
+    "healthz": "machine health check",
+    "logout": "POST only",
+    "set_language": "POST only",
+    "job_resume": "POST only",
+    "from_live:send": "POST only",
+    "liveeval:end_session": "POST only",
+    "liveeval:rate_session": "POST only",
+    "liveeval:campaign_open": "POST only",
+    "liveeval:campaign_close": "POST only",
+    "liveeval:campaign_export": "a CSV or XLSX file",
+    "annotation_report:compute": "POST only",
+    "annotation_report:progress": "a partial the report page polls",
+    "annotation_report:workbook": "an XLSX file",
+    "annotation_report:csv": "a CSV file",
+    "annotation:skip": "POST only",
+    "annotation:take_up": "POST only",
+}
+# Whole namespaces that are not the site's own pages.
+NOT_PAGE_NAMESPACES = ("admin", "booking_api")
+
+
+def _live_campaign() -> dict[str, Any]:
+    from liveeval.models import Campaign
+
+    return {"campaign_id": Campaign.objects.order_by("pk").values_list("pk", flat=True)[0]}
+
+
+def _annotation_campaign() -> dict[str, Any]:
+    from annotation.models import Campaign
+
+    return {"campaign_id": Campaign.objects.order_by("pk").values_list("pk", flat=True)[0]}
+
+
+def _transcript() -> dict[str, Any]:
+    from annotation.models import Transcript
+
+    transcript = Transcript.objects.order_by("campaign_id", "position").first()
+    assert transcript is not None
+    return {"campaign_id": transcript.campaign_id, "transcript_id": transcript.pk}
+
+
+def _judged_session() -> dict[str, Any]:
+    """A conversation of judge1's, opened as "Start next conversation" would."""
+    from django.contrib.auth.models import User
+
+    from liveeval.models import ChatSession
+
+    session = (
+        ChatSession.objects.filter(user=User.objects.get(username="judge1"))
+        .exclude(status=ChatSession.Status.PENDING)
+        .first()
+    ) or ChatSession.objects.filter(user__username="judge1").order_by("position").first()
+    assert session is not None
+    if session.status == ChatSession.Status.PENDING:
+        session.status = ChatSession.Status.OPEN
+        session.save(update_fields=["status"])
+    return {"session_id": session.pk}
+
+
+def _job() -> dict[str, Any]:
+    """A finished job of the test counting kind (the served app is ``testing.asgi``)."""
+    from evalsite.models import Job
+    from testing.counting import KIND
+
+    job = Job.objects.create(
+        kind=KIND, params={"total": 3}, status=Job.Status.DONE, done=3, total=3
+    )
+    return {"job_id": job.pk}
+
+
+def _password_reset() -> dict[str, Any]:
+    from django.contrib.auth.models import User
+    from django.contrib.auth.tokens import default_token_generator
+    from django.utils.encoding import force_bytes
+    from django.utils.http import urlsafe_base64_encode
+
+    user = User.objects.get(username="annotator3")
+    return {
+        "uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
+        "token": default_token_generator.make_token(user),
+    }
+
+
+INSTANCES: dict[str, Callable[[], dict[str, Any]]] = {
+    "password_reset_confirm": _password_reset,
+    "job_detail": _job,
+    "simulation:campaign": _live_campaign,
+    "liveeval:chat": _judged_session,
+    "liveeval:session_review": _judged_session,
+    "liveeval:campaign_detail": _live_campaign,
+    "liveeval:campaign_edit": _live_campaign,
+    "liveeval:leaderboard": _live_campaign,
+    "concept:scorecard": _annotation_campaign,
+    "concept:transcripts": _annotation_campaign,
+    "annotation_llm:campaign": _annotation_campaign,
+    "annotation_report:page": _annotation_campaign,
+    "annotation:dashboard": _annotation_campaign,
+    "annotation:transcript_scores": _transcript,
+    "annotation:work": _annotation_campaign,
+    "annotation:mine": _annotation_campaign,
+    "annotation:item": _transcript,
+}
+
+
+def patterns() -> Iterator[tuple[str, bool]]:
+    """Every named pattern of the root URLconf: its full name, and whether it takes arguments."""
+    from django.urls import URLPattern, URLResolver, get_resolver
+
+    def walk(items: list[Any], namespace: str, regex_args: bool) -> Iterator[tuple[str, bool]]:
+        for item in items:
+            if isinstance(item, URLResolver):
+                inner = ":".join(part for part in (namespace, item.namespace or "") if part)
+                has_args = regex_args or bool(item.pattern.regex.groups)
+                yield from walk(item.url_patterns, inner, has_args)
+            elif isinstance(item, URLPattern) and item.name:
+                name = f"{namespace}:{item.name}" if namespace else item.name
+                yield name, regex_args or bool(item.pattern.regex.groups)
+
+    yield from walk(get_resolver().url_patterns, "", False)
+
+
+def pages() -> tuple[dict[str, str], list[str]]:
+    from django.urls import reverse
+
+    found: dict[str, str] = {}
+    missing: list[str] = []
+    for name, takes_arguments in patterns():
+        if name in NOT_PAGES or name.split(":")[0] in NOT_PAGE_NAMESPACES:
+            continue
+        if not takes_arguments:
+            found[name] = reverse(name)
+        elif name in INSTANCES:
+            found[name] = reverse(name, kwargs=INSTANCES[name]())
+        else:
+            missing.append(name)
+    return found, missing
+
+
+def main() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
+    import django
+
+    django.setup()
+    found, missing = pages()
+    print(json.dumps({"pages": found, "missing": missing}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,212 @@
+"""Every page each role can reach, in both languages, in a real browser.
+
+At 390 px: no horizontal overflow, no console error, no stray debug text, and in the Chinese
+interface none of the catalog's English sentences. At 1280 px, in English: axe-core (vendored in
+static/, injected here) finds no serious or critical violation, in the light theme and, for
+contrast, in the dark one. Screenshots of the main pages at both widths go to
+``test-artefacts/screenshots/`` (ignored by git; pytest-playwright empties test-results/).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from playwright.sync_api import Browser, BrowserContext, Page
+
+from testing.servers import Daphne, TemporaryDatabase
+from tests.e2e.conftest import DEMO_PASSWORD
+from tests.po_catalog import read_catalog
+
+pytestmark = pytest.mark.e2e
+
+AXE = Path(settings.BASE_DIR) / "static" / "vendor" / "axe-core" / "axe.min.js"
+SHOTS = Path(settings.BASE_DIR) / "test-artefacts" / "screenshots"
+ROLES = ("anonymous", "judge1", "annotator1", "coordinator")
+LANGUAGES = ("en", "zh-hans")
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+# Screenshots of these pages, at both widths.
+MAIN_PAGES = {
+    "home",
+    "login",
+    "liveeval:chat",
+    "liveeval:leaderboard",
+    "liveeval:campaign_detail",
+    "annotation:item",
+    "annotation:dashboard",
+    "annotation_report:page",
+    "concept:scorecard",
+}
+DEBUG_TEXT = re.compile(r"\{\{|\{%|Traceback|\[object Object\]|\bundefined\b|\bNaN\b")
+
+
+@pytest.fixture(scope="module")
+def pages(app_server: tuple[TemporaryDatabase, Daphne]) -> dict[str, str]:
+    database, _ = app_server
+    found = subprocess.run(
+        [sys.executable, "-m", "tests.e2e.page_instances"],
+        cwd=settings.BASE_DIR,
+        env=database.env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    listing = json.loads(found.stdout.strip().splitlines()[-1])
+    assert not listing["missing"], (
+        "URL patterns with arguments but no instance to crawl; register them in "
+        f"tests/e2e/page_instances.py: {listing['missing']}"
+    )
+    return dict(listing["pages"])
+
+
+@pytest.fixture(scope="module")
+def english_sentences() -> list[str]:
+    """Interface sentences that must not show through in the Chinese interface."""
+    return sorted(
+        {
+            entry.msgid
+            for entry in read_catalog()
+            if len(entry.msgid.split()) >= 3
+            and not re.search(r"[%{}<>]", entry.msgid)
+            and entry.msgid not in entry.msgstr
+        }
+    )
+
+
+def session(
+    browser: Browser, base_url: str, role: str, lang: str, **options: Any
+) -> BrowserContext:
+    context = browser.new_context(**options)
+    host = base_url.split("//", 1)[1].split(":")[0]
+    context.add_cookies(
+        [{"name": settings.LANGUAGE_COOKIE_NAME, "value": lang, "domain": host, "path": "/"}]
+    )
+    if role != "anonymous":
+        page = context.new_page()
+        page.goto(f"{base_url}/accounts/login/")
+        page.fill("#id_username", role)
+        page.fill("#id_password", DEMO_PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_url(f"{base_url}/")
+        page.close()
+    return context
+
+
+def visit(page: Page, base_url: str, path: str) -> bool:
+    """Open the page; False when this role may not see it (refused or sent to log in)."""
+    response = page.goto(base_url + path, wait_until="load")
+    assert response is not None
+    login = "/accounts/login/"
+    if response.status in (403, 404) or (login in page.url and not path.startswith(login)):
+        return False
+    if response.status != 200:
+        FAILED.append(f"{path}: status {response.status}")
+        return False
+    return True
+
+
+def shot_name(role: str, lang: str, name: str, width: int) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    return SHOTS / f"{name.replace(':', '-')}.{role}.{lang}.{width}.png"
+
+
+def crawl_phone(
+    browser: Browser,
+    base_url: str,
+    role: str,
+    lang: str,
+    pages: dict[str, str],
+    sentences: list[str],
+) -> Iterator[str]:
+    """Problems on every page the role reaches at 390 px; records which pages it reached."""
+    context = session(browser, base_url, role, lang, viewport=PHONE)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on(
+        "console", lambda message: errors.append(message.text) if message.type == "error" else None
+    )
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    for name, path in pages.items():
+        errors.clear()
+        if not visit(page, base_url, path):
+            continue
+        REACHED.add(name)
+        where = f"{role} {lang} {path}"
+        width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        if width[0] > width[1]:
+            yield f"{where}: {width[0]} px wide at {width[1]} px"
+        if errors:
+            yield f"{where}: console errors {errors}"
+        text = page.inner_text("body")
+        if DEBUG_TEXT.search(text):
+            yield f"{where}: debug text {DEBUG_TEXT.search(text).group(0)!r}"  # type: ignore[union-attr]
+        if lang == "zh-hans":
+            shown = [sentence for sentence in sentences if sentence in text]
+            if shown:
+                yield f"{where}: English in the Chinese interface {shown}"
+        if name in MAIN_PAGES:
+            page.screenshot(path=shot_name(role, lang, name, 390), full_page=True)
+    context.close()
+
+
+REACHED: set[str] = set()
+FAILED: list[str] = []
+AXE_COUNTS: dict[str, int] = {}
+
+
+def serious(violations: list[dict[str, Any]]) -> list[str]:
+    return [
+        f"{violation['id']} ({violation['impact']}): {len(violation['nodes'])} × "
+        f"{violation['nodes'][0]['target']}"
+        for violation in violations
+        if violation["impact"] in ("serious", "critical")
+    ]
+
+
+def crawl_axe(browser: Browser, base_url: str, role: str, pages: dict[str, str]) -> Iterator[str]:
+    """axe on every page the role reaches, at 1280 px in English, light and dark."""
+    context = session(browser, base_url, role, "en", viewport=DESKTOP)
+    page = context.new_page()
+    for name, path in pages.items():
+        if name in AXED or not visit(page, base_url, path):
+            continue
+        AXED.add(name)
+        if name in MAIN_PAGES:
+            page.screenshot(path=shot_name(role, "en", name, 1280), full_page=True)
+        for scheme, options in (("light", "{}"), ("dark", "{runOnly: ['color-contrast']}")):
+            page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
+            page.add_script_tag(path=str(AXE))
+            found = serious(page.evaluate(f"axe.run(document, {options}).then(r => r.violations)"))
+            AXE_COUNTS[scheme] = AXE_COUNTS.get(scheme, 0) + len(found)
+            for problem in found:
+                yield f"axe {scheme} {role} {path}: {problem}"
+        page.emulate_media(color_scheme="light")
+    context.close()
+
+
+AXED: set[str] = set()
+
+
+def test_every_page_of_every_role_in_both_languages(
+    browser: Browser, base_url: str, pages: dict[str, str], english_sentences: list[str]
+) -> None:
+    problems: list[str] = []
+    for role in ROLES:
+        for lang in LANGUAGES:
+            problems += crawl_phone(browser, base_url, role, lang, pages, english_sentences)
+        problems += crawl_axe(browser, base_url, role, pages)
+    summary = f"axe serious/critical: {AXE_COUNTS}; pages reached: {len(REACHED)}/{len(pages)}"
+    SHOTS.parent.mkdir(parents=True, exist_ok=True)
+    (SHOTS.parent / "crawl-problems.txt").write_text("\n".join([summary, *FAILED, *problems]))
+    assert not FAILED, FAILED
+    unreached = sorted(set(pages) - REACHED)
+    assert not unreached, f"no role could open these pages: {unreached}"
+    assert not problems, "\n".join(problems)
