@@ -12,6 +12,11 @@ class EvalSiteConfig(AppConfig):
     def ready(self) -> None:
         # The coordinator section opens with its heading; the apps installed after this one
         # add their parts to it, and their own sections, from their ready().
+        from django.conf import settings
+
         from evalsite import home, roles
+        from evalsite.llm.credentials import parse_credentials
+
+        parse_credentials(settings.LLM_KEYS)
 
         home.register(roles.COORDINATORS, home.coordinator_part)

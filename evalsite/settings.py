@@ -224,6 +224,11 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+# Named LLM credentials (evalsite/llm/credentials.py): name:ENVVAR@base_url, comma-separated.
+LLM_KEYS = env_str("EVALSITE_LLM_KEYS")
+# Hosts that systems and LLM endpoints may be at, as in ALLOWED_HOSTS; empty allows every host.
+ENDPOINT_HOSTS = env_list("EVALSITE_ENDPOINT_HOSTS", [])
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -165,6 +165,16 @@ class DialogueSystemForm(forms.ModelForm):
 
         data = super().clean() or {}
         config = data.get("config") or {}
+        if isinstance(config, dict) and "api_key_env" in config:
+            # A page never names a server variable: it would send any secret to any host.
+            raise forms.ValidationError(
+                {
+                    "config": _(
+                        'Choose one of the operator\'s named credentials with "credential" '
+                        "instead of naming an environment variable."
+                    )
+                }
+            )
         try:
             if data.get("kind") == DialogueSystem.Kind.HTTP:
                 HttpConfig.from_config(config)

@@ -154,7 +154,7 @@ class QuietServer(ThreadingHTTPServer):
 class FakeOpenAI:
     """The fake endpoint; see the module's description."""
 
-    def __init__(self, models: tuple[str, ...] = (MODEL,)) -> None:
+    def __init__(self, models: tuple[str, ...] = (MODEL,), port: int = 0) -> None:
         self.models = models
         self.model = models[0]
         self.requests: list[dict[str, Any]] = []
@@ -166,7 +166,7 @@ class FakeOpenAI:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._closing = threading.Event()
-        self._server = QuietServer(("127.0.0.1", 0), self._handler())
+        self._server = QuietServer(("127.0.0.1", port), self._handler())
         self.base_url = f"http://127.0.0.1:{self._server.server_port}/v1"
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from evalsite.endpoint_url import EndpointURLError, endpoint_url
+from evalsite.llm.credentials import credential
 from evalsite.llm.errors import LLMConfigError, LLMError
 
 THOUSAND = Decimal(1000)
@@ -28,6 +30,7 @@ class LLMConfig:
     base_url: str
     model: str
     api_key_env: str = ""
+    credential: str = ""
     temperature: float = 0.0
     seed: int | None = 42
     max_tokens: int | None = None
@@ -50,12 +53,13 @@ class LLMConfig:
             raise LLMConfigError(
                 f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
             )
-        values: dict[str, Any] = {
-            "base_url": _url(config.get("base_url")),
-            "model": _word(config.get("model"), "model"),
-        }
-        if config.get("api_key_env"):
-            values["api_key_env"] = _env_name(config["api_key_env"])
+        values: dict[str, Any] = {"model": _word(config.get("model"), "model")}
+        if "credential" in config:
+            values.update(_from_credential(config))
+        else:
+            values["base_url"] = _url(config.get("base_url"))
+            if config.get("api_key_env"):
+                values["api_key_env"] = _env_name(config["api_key_env"])
         readers: dict[str, Callable[[object, str], Any]] = {
             "temperature": lambda value, key: _number(value, key, 0.0, 2.0),
             "seed": lambda value, key: None if value is None else _whole(value, key, 0),
@@ -102,9 +106,24 @@ class LLMConfig:
 
 
 def _url(value: object) -> str:
-    if not isinstance(value, str) or not re.match(r"^https?://[^/\s]+", value.strip()):
-        raise LLMConfigError(f"base_url must be an http(s) URL, not {value!r}")
-    return value.strip().rstrip("/")
+    try:
+        return endpoint_url(value).rstrip("/")
+    except EndpointURLError as error:
+        raise LLMConfigError(f"base_url must be an http(s) URL, not {value!r}: {error}") from None
+
+
+def _from_credential(config: Mapping[str, Any]) -> dict[str, str]:
+    """The base URL and key variable of the named credential the configuration chooses."""
+    clashing = sorted({"base_url", "api_key_env"} & set(config))
+    if clashing:
+        raise LLMConfigError(
+            f"a credential brings its own base URL and key; remove {', '.join(clashing)}"
+        )
+    name = config["credential"]
+    if not isinstance(name, str):
+        raise LLMConfigError(f"credential must be a credential's name, not {name!r}")
+    chosen = credential(name)
+    return {"credential": chosen.name, "base_url": chosen.base_url, "api_key_env": chosen.env_var}
 
 
 def _word(value: object, key: str) -> str:

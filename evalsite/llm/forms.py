@@ -1,7 +1,8 @@
 """The endpoint form: where an OpenAI-compatible model is and how hard to call it.
 
 Every page that starts an LLM job (the evaluator, the simulated judges) extends it with its
-own fields; it never holds the key itself, only the name of the variable that does.
+own fields. The endpoint is one of the operator's named credentials
+(:mod:`evalsite.llm.credentials`): a page never names a URL, a key or the variable holding one.
 """
 
 from __future__ import annotations
@@ -13,30 +14,21 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from evalsite.llm.config import LLMConfig
+from evalsite.llm.credentials import credentials
 from evalsite.llm.errors import LLMConfigError
 
 
 class EndpointForm(forms.Form):
-    """Where an OpenAI-compatible model is and how hard to call it; never the key itself."""
+    """Which named credential reaches the model and how hard to call it; never a key or URL."""
 
-    base_url = forms.URLField(
-        label=_("Base URL"),
+    credential = forms.ChoiceField(
+        label=_("Endpoint"),
         help_text=_(
-            "The OpenAI-compatible endpoint, e.g. https://api.openai.com/v1, "
-            "http://127.0.0.1:8001/v1 (vLLM) or http://127.0.0.1:11434/v1 (Ollama)."
+            "One of the endpoints the operator configured (EVALSITE_LLM_KEYS); "
+            "each has its own key and address."
         ),
-        assume_scheme="https",
     )
     model = forms.CharField(label=_("Model"), max_length=200)
-    api_key_env = forms.CharField(
-        label=_("API key variable"),
-        required=False,
-        max_length=100,
-        help_text=_(
-            "The name of the server's environment variable that holds the key; "
-            "leave empty for local servers."
-        ),
-    )
     concurrency = forms.IntegerField(
         label=_("Requests at once"), min_value=1, max_value=64, initial=4
     )
@@ -46,6 +38,12 @@ class EndpointForm(forms.Form):
     price_per_1k_completion = forms.DecimalField(
         label=_("Price per 1,000 completion tokens"), required=False, min_value=Decimal(0)
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["credential"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [(item.name, f"{item.name} ({item.base_url})") for item in credentials()]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -61,12 +59,10 @@ class EndpointForm(forms.Form):
     def llm_settings(data: dict[str, Any]) -> dict[str, Any]:
         """The cleaned fields as ``LLMConfig`` settings (prices as text, to store in JSON)."""
         settings: dict[str, Any] = {
-            "base_url": data["base_url"],
+            "credential": data["credential"],
             "model": data["model"].strip(),
             "concurrency": data["concurrency"],
         }
-        if data.get("api_key_env"):
-            settings["api_key_env"] = data["api_key_env"].strip()
         for key in ("price_per_1k_prompt", "price_per_1k_completion"):
             if data.get(key) is not None:
                 settings[key] = str(data[key])

@@ -25,12 +25,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from evalsite.endpoint_url import EndpointURLError, endpoint_url
 from liveeval.systems.base import DEFAULT_REPLY_TIMEOUT, Reply, SystemContext, SystemUnavailable
 
 DEFAULT_MAX_BYTES = 64 * 1024
@@ -55,10 +55,12 @@ class HttpConfig:
             raise HttpConfigError(
                 f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(CONFIG_KEYS)}"
             )
-        endpoint = config.get("endpoint")
-        parts = urlsplit(endpoint) if isinstance(endpoint, str) else None
-        if parts is None or parts.scheme not in {"http", "https"} or not parts.netloc:
-            raise HttpConfigError(f"endpoint must be an http(s) URL, not {endpoint!r}")
+        try:
+            endpoint = endpoint_url(config.get("endpoint"))
+        except EndpointURLError as error:
+            raise HttpConfigError(
+                f"endpoint must be an http(s) URL, not {config.get('endpoint')!r}: {error}"
+            ) from None
         timeout = config.get("timeout", DEFAULT_REPLY_TIMEOUT)
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
             raise HttpConfigError(f"timeout must be a number of seconds above 0, not {timeout!r}")

@@ -13,9 +13,11 @@ each turn are kept in the session state, keyed by the position of the user
 message that led to them, and put back in place on later turns, so that the
 model still knows the ids it found when the user says "yes, book it".
 
-Configuration (``DialogueSystem.config``): ``base_url``, ``model``, ``api_key_env``
-and the other settings of :class:`evalsite.llm.config.LLMConfig` (``temperature`` 0 and
-``seed`` 42 by default), plus ``system_prompt`` and ``max_tool_rounds``.
+Configuration (``DialogueSystem.config``): ``model``, and either ``credential`` (one of
+the operator's named credentials, :mod:`evalsite.llm.credentials`; the only choice the admin
+pages accept) or ``base_url`` and ``api_key_env`` (from ``add_system``), and the other
+settings of :class:`evalsite.llm.config.LLMConfig` (``temperature`` 0 and ``seed`` 42 by
+default), plus ``system_prompt`` and ``max_tool_rounds``.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
+from pytest_django.fixtures import Settings
 
 from annotation.llm_evaluator.job import (
     SCORE_JOB,
@@ -430,8 +431,10 @@ def test_a_coordinator_starts_a_scoring_job_from_the_page_and_sees_its_cost(
     fake_openai: FakeOpenAI,
     monkeypatch: pytest.MonkeyPatch,
     boss: User,
+    settings: Settings,
 ) -> None:
     monkeypatch.setattr(jobs, "start", jobs.run)
+    settings.LLM_KEYS = f"fake:@{fake_openai.base_url}"
     campaign = campaign_factory(rows=films(2))
     fake_openai.script(verdicts, verdicts)
     client = logged_in(boss)
@@ -441,7 +444,7 @@ def test_a_coordinator_starts_a_scoring_job_from_the_page_and_sees_its_cost(
     response = client.post(
         url,
         {
-            "base_url": fake_openai.base_url,
+            "credential": "fake",
             "model": fake_openai.model,
             "concurrency": 2,
             "price_per_1k_prompt": "1",
@@ -464,13 +467,14 @@ def test_a_coordinator_starts_a_scoring_job_from_the_page_and_sees_its_cost(
 
 
 def test_the_page_refuses_settings_that_cannot_work(
-    campaign_factory: Callable[..., Campaign], boss: User
+    campaign_factory: Callable[..., Campaign], boss: User, settings: Settings
 ) -> None:
+    settings.LLM_KEYS = "local:@http://127.0.0.1:9/v1"
     campaign = campaign_factory()
     response = logged_in(boss).post(
         reverse("annotation_llm:campaign", args=[campaign.pk]),
         {
-            "base_url": "http://127.0.0.1:9/v1",
+            "credential": "local",
             "model": "m",
             "concurrency": 1,
             "price_per_1k_prompt": "1",

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
-from testing.servers import Daphne, TemporaryDatabase
+from testing.servers import Daphne, TemporaryDatabase, free_port
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -26,6 +26,9 @@ CHROMIUM_FLAGS = [
     "--disable-quic",
 ]
 DEMO_PASSWORD = "e2e-demo-password"
+# The served site's one named LLM credential points at a port the LLM tests start a fake on.
+FAKE_LLM_PORT = free_port()
+FAKE_LLM_CREDENTIAL = "fake"
 
 
 @pytest.fixture(scope="session")
@@ -42,7 +45,9 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
 def app_server() -> Iterator[tuple[TemporaryDatabase, Daphne]]:
     """A migrated, seeded database served by daphne, shared by the browser tests."""
     with TemporaryDatabase() as database:
-        env = database.env()
+        env = database.env(
+            EVALSITE_LLM_KEYS=f"{FAKE_LLM_CREDENTIAL}:@http://127.0.0.1:{FAKE_LLM_PORT}/v1"
+        )
         database.manage("migrate", "--noinput", env=env)
         database.manage("seed_demo", "--password", DEMO_PASSWORD, env=env)
         # The served application, with the counting job kind that the job tests start.

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from testing.servers import Daphne, TemporaryDatabase
-from tests.e2e.conftest import log_in
+from tests.e2e.conftest import FAKE_LLM_CREDENTIAL, FAKE_LLM_PORT, log_in
 from tests.fake_openai import Answer, FakeOpenAI, reply, slow
 
 pytestmark = pytest.mark.e2e
@@ -44,13 +44,13 @@ def test_a_coordinator_starts_a_scoring_job_and_watches_it_reach_100_percent(
     path = tmp_path / "llm-check.jsonl"
     path.write_text("\n".join(json.dumps(row) for row in rows), encoding="utf-8")
     database.manage("import_transcripts", str(path), "--campaign", CAMPAIGN, env=server.env)
-    fake = FakeOpenAI().start()
+    fake = FakeOpenAI(port=FAKE_LLM_PORT).start()
     fake.script(*[slow_verdicts] * TRANSCRIPTS)
     try:
         log_in(page, server.url, "coordinator")
         page.goto(f"{server.url}/annotation/llm/")
         page.get_by_role("link", name=CAMPAIGN).click()
-        page.fill("#id_base_url", fake.base_url)
+        page.select_option("#id_credential", FAKE_LLM_CREDENTIAL)
         page.fill("#id_model", fake.model)
         page.fill("#id_concurrency", "1")
         page.locator("#start-scoring").click()

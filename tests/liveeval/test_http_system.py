@@ -411,6 +411,14 @@ def test_add_system_updates_a_system_only_when_asked() -> None:
             "endpoint must be an http(s) URL",
         ),
         (
+            ["team-a", "--kind", "http", "--endpoint", "http://[::1/ok"],
+            "IPv6 address is missing a closing bracket",
+        ),
+        (
+            ["team-a", "--kind", "http", "--endpoint", "http://127.0.0.1:99999/chat"],
+            "the port must be a number from 1 to 65535, not 99999",
+        ),
+        (
             ["team-a", "--kind", "http", "--endpoint", "http://a/", "--model", "m"],
             "--model cannot be used with --kind http",
         ),

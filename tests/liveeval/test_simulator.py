@@ -14,6 +14,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
+from pytest_django.fixtures import Settings
 
 from annotation.from_live.transcripts import send_to_annotation
 from annotation.models import Campaign as AnnotationCampaign
@@ -552,9 +553,13 @@ def test_the_simulate_command_names_what_is_wrong() -> None:
 
 
 def test_a_coordinator_starts_simulated_judges_from_the_page_and_sends_them_on(
-    fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, coordinator_client: Client
+    fake_openai: FakeOpenAI,
+    monkeypatch: pytest.MonkeyPatch,
+    coordinator_client: Client,
+    settings: Settings,
 ) -> None:
     monkeypatch.setattr(jobs, "start", jobs.run)
+    settings.LLM_KEYS = f"fake:@{fake_openai.base_url}"
     campaign = parrot_campaign()
     url = reverse("simulation:campaign", args=[campaign.pk])
     assert 'id="simulation-form"' in coordinator_client.get(url).content.decode()
@@ -563,7 +568,7 @@ def test_a_coordinator_starts_simulated_judges_from_the_page_and_sends_them_on(
     response = coordinator_client.post(
         url,
         {
-            "base_url": fake_openai.base_url,
+            "credential": "fake",
             "model": fake_openai.model,
             "concurrency": 1,
             "emotions": ["Surprise"],
