@@ -15,10 +15,11 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 from django.utils import translation
 
+from evalsite.socket_revocation import ClosedOnRevocation
+from evalsite.storable_text import unstorable
 from liveeval import chat
 from liveeval.conversation import ConversationClosed, SystemBusy, exchange, ui_language
 from liveeval.models import ChatSession, Message
@@ -32,7 +33,7 @@ def group_name(session_id: int) -> str:
     return f"live-session-{session_id}"
 
 
-class ChatConsumer(AsyncWebsocketConsumer):
+class ChatConsumer(ClosedOnRevocation):
     session_id: int
     group: str
     lang: str
@@ -51,6 +52,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
         self.group = group_name(self.session_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+        await self.watch_user()
         # A reconnecting page may have missed messages: send the whole stored history.
         await self.send(text_data=await self._render("history"))
 
@@ -64,6 +66,9 @@ class ChatConsumer(AsyncWebsocketConsumer):
             return
         if len(text) > MAX_MESSAGE_LENGTH:
             await self.send(text_data=await self._render("too_long"))
+            return
+        if unstorable(text):
+            await self.send(text_data=await self._render("unstorable"))
             return
 
         async def announce(message: Message) -> None:

@@ -22,10 +22,12 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
 from evalsite.language import is_chinese
+from evalsite.storable_text import storable
 from liveeval.booking.world import SessionWorld
 from liveeval.models import ChatSession, Message
 from liveeval.systems import adapter_for
 from liveeval.systems.base import DEFAULT_REPLY_TIMEOUT, Reply, SystemContext, SystemUnavailable
+from liveeval.systems.failures import failure_from
 
 logger = logging.getLogger(__name__)
 
@@ -119,7 +121,8 @@ def _finish(
     reply_message = notice = None
     with transaction.atomic():
         if reply is not None:
-            reply_message = _append(session, Message.Role.SYSTEM, reply.text, latency_ms=latency_ms)
+            text = storable(reply.text)
+            reply_message = _append(session, Message.Role.SYSTEM, text, latency_ms=latency_ms)
             session.state = context.state
         else:
             assert failure is not None
@@ -169,8 +172,8 @@ async def exchange(
             f"no reply within {timeout:g} s",
             _("The system did not answer in time."),
         )
-    except SystemUnavailable as exc:
-        failure = exc
+    except Exception as exc:
+        failure = failure_from(exc)
     if failure is not None:
         reply = None
         logger.warning(
