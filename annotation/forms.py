@@ -10,6 +10,7 @@ from django.forms import BoundField
 from django.utils.translation import gettext_lazy as _
 
 from annotation.imports.formats import FORMATS
+from annotation.imports.limits import within_upload_limit
 from annotation.models import Assignment, Campaign, Dimension, Response
 from annotation.queue import MAX_TIME_ON_TASK_MS, Answer
 
@@ -178,7 +179,7 @@ class ImportTranscriptsForm(forms.Form):
             ("concept4crs", _("Concept4CRS: a .zip of <system>/<dataset>/*.json")),
         ],
     )
-    file = forms.FileField(label=_("File"))
+    file = forms.FileField(label=_("File"), validators=[within_upload_limit])
     personas = forms.FileField(
         required=False,
         label=_("Personas (Concept4CRS only)"),
@@ -254,6 +255,7 @@ class ImportScoresForm(forms.Form):
     file = forms.FileField(
         label=_("File"),
         help_text=_("JSONL, or CSV with transcript_id, dimension, score, rationale."),
+        validators=[within_upload_limit],
     )
 
     def clean_file(self) -> Any:

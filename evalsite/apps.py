@@ -14,9 +14,10 @@ class EvalSiteConfig(AppConfig):
         # add their parts to it, and their own sections, from their ready().
         from django.conf import settings
 
-        from evalsite import home, roles
+        from evalsite import home, roles, socket_revocation
         from evalsite.llm.credentials import parse_credentials
 
         parse_credentials(settings.LLM_KEYS)
+        socket_revocation.connect_signals()
 
         home.register(roles.COORDINATORS, home.coordinator_part)

@@ -1,14 +1,14 @@
 from __future__ import annotations
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
 from evalsite import jobs, roles
 from evalsite.models import Job, JobEvent, JobProgressMessage
+from evalsite.socket_revocation import ClosedOnRevocation
 
 
-class JobProgressConsumer(AsyncWebsocketConsumer):
+class JobProgressConsumer(ClosedOnRevocation):
     """Pushes a job's progress bar to the pages watching it, as htmx out-of-band swaps.
 
     Once the job has finished there is nothing more to push: the consumer sends the last
@@ -26,6 +26,7 @@ class JobProgressConsumer(AsyncWebsocketConsumer):
         self.group = jobs.group_name(job_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+        await self.watch_user()
         await self._push(job.as_event())
 
     async def disconnect(self, code: int) -> None:

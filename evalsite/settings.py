@@ -150,6 +150,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "evalsite.security_headers.security_headers",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -201,6 +202,14 @@ if REDIS_URL:
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 30},
+        }
+    }
+    # Rate limits (evalsite/rate_limits.py) count in the cache: shared by every process here.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "evalsite",
         }
     }
 else:
@@ -267,20 +276,64 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 3600, minimum=0)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+    # Load balancers check health over plain HTTP, without following a redirect.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+
+# X-Forwarded-Proto is trusted only when a proxy that sets it (and strips the client's) is
+# configured to: otherwise anyone could claim HTTPS.
+if env_bool("TRUST_X_FORWARDED_PROTO", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# The admin's address; kept off the well-known /admin/ that scanners try first.
+ADMIN_PATH = env_str("EVALSITE_ADMIN_PATH", "site-admin/").strip("/") + "/"
+if ADMIN_PATH == "/":
+    raise ImproperlyConfigured("EVALSITE_ADMIN_PATH must not be empty; e.g. site-admin")
 
 # Named LLM credentials (evalsite/llm/credentials.py): name:ENVVAR@base_url, comma-separated.
 LLM_KEYS = env_str("EVALSITE_LLM_KEYS")
 # Hosts that systems and LLM endpoints may be at, as in ALLOWED_HOSTS; empty allows every host.
 ENDPOINT_HOSTS = env_list("EVALSITE_ENDPOINT_HOSTS", [])
 
+# Abuse limits of the booking API: active bookings per conversation, and calls per token
+# per minute (answered 429 beyond it).
+MAX_ACTIVE_BOOKINGS = env_int("EVALSITE_MAX_ACTIVE_BOOKINGS", 10, minimum=1)
+BOOKING_API_CALLS_PER_MINUTE = env_int("EVALSITE_BOOKING_API_CALLS_PER_MINUTE", 120, minimum=1)
+
+# Import limits (annotation/imports/limits.py): one upload, and one transcript within a file.
+IMPORT_MAX_UPLOAD_BYTES = env_int("EVALSITE_IMPORT_MAX_UPLOAD_MB", 1024, minimum=1) * 1024 * 1024
+IMPORT_MAX_TRANSCRIPT_BYTES = env_int("EVALSITE_IMPORT_MAX_TRANSCRIPT_KB", 2048, minimum=1) * 1024
+FILE_UPLOAD_HANDLERS = [
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "evalsite.upload_limit.LimitedUploadHandler",
+]
+
+# Sign-in and reset-mail throttling (evalsite/sign_in.py).
+LOGIN_FAILURES_PER_ACCOUNT = env_int("EVALSITE_LOGIN_FAILURES_PER_ACCOUNT", 5, minimum=1)
+LOGIN_FAILURES_PER_ADDRESS = env_int("EVALSITE_LOGIN_FAILURES_PER_ADDRESS", 30, minimum=1)
+LOGIN_FAILURE_WINDOW = env_int("EVALSITE_LOGIN_FAILURE_WINDOW", 900, minimum=1)
+RESET_MAILS_PER_EMAIL = env_int("EVALSITE_RESET_MAILS_PER_EMAIL", 3, minimum=1)
+RESET_MAILS_PER_ADDRESS = env_int("EVALSITE_RESET_MAILS_PER_ADDRESS", 10, minimum=1)
+
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"forbidden_on_one_line": {"()": "evalsite.log_records.ForbiddenOnOneLine"}},
+    "formatters": {"line": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "line",
+            "filters": ["forbidden_on_one_line"],
+        }
+    },
+    # One handler, on the root: every logger below propagates to it and has none of its own.
+    "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
-        "evalsite": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-        "liveeval": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-        "annotation": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "django.server": {"handlers": [], "level": "INFO", "propagate": True},
+        "evalsite": {"level": LOG_LEVEL},
+        "liveeval": {"level": LOG_LEVEL},
+        "annotation": {"level": LOG_LEVEL},
     },
 }

@@ -1,13 +1,16 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
-from evalsite import interface_language, invitation_views, people_views, views
+from evalsite import interface_language, invitation_views, people_views, sign_in, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("accounts/login/", sign_in.LoginView.as_view(), name="login"),
+    path("accounts/password_reset/", sign_in.PasswordResetView.as_view(), name="password_reset"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("i18n/setlang/", interface_language.set_language, name="set_language"),
     path("people/invitations/", invitation_views.invitation_list, name="invitations"),
@@ -34,5 +37,5 @@ urlpatterns = [
     path("annotation/intent/", include("annotation.from_intent.urls")),
     path("annotation/", include("annotation.urls")),
     path("intent/", include("intent.urls")),
-    path("admin/", admin.site.urls),
+    path(settings.ADMIN_PATH, admin.site.urls),
 ]

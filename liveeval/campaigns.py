@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from liveeval import aliases, assignment
+from liveeval import aliases, assignment, chat
 from liveeval.assignment import Replan, Slot, SlotStatus
 from liveeval.booking.goals import goal_met
 from liveeval.metrics import SessionRow
@@ -117,11 +117,22 @@ def open_campaign(campaign: Campaign) -> int:
     return len(sessions)
 
 
-def close_campaign(campaign: Campaign) -> None:
+def close_campaign(campaign: Campaign) -> int:
+    """Close the campaign and end its open conversations; how many were ended.
+
+    Their chat pages are told at once; their sockets and booking-API tokens refuse
+    anything more, because both take only open conversations.
+    """
     with transaction.atomic():
         campaign.status = Campaign.Status.CLOSED
         campaign.closed_at = timezone.now()
         campaign.save(update_fields=["status", "closed_at"])
+        live = list(campaign.sessions.select_for_update().filter(status=ChatSession.Status.OPEN))
+        for session in live:
+            session.end(ChatSession.EndReason.CAMPAIGN_CLOSED)
+        ended = [session.pk for session in live]
+        transaction.on_commit(lambda: chat.announce_ended(ended))
+    return len(ended)
 
 
 def _apply(campaign: Campaign, change: Replan) -> None:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.db.models import Q
 from django.template.loader import render_to_string
 from django.utils import translation
@@ -53,6 +55,12 @@ def system_label(session: ChatSession) -> str:
     return session.system.alias
 
 
+def takes_ratings(session: ChatSession) -> bool:
+    """Whether the session's campaign still takes ratings: open, or closed with late rating."""
+    campaign = session.campaign
+    return campaign is None or campaign.status != campaign.Status.CLOSED or campaign.late_rating
+
+
 def visible_messages(session: ChatSession, ids: list[int] | None = None) -> list[Message]:
     queryset = session.messages.all()
     if ids is not None:
@@ -73,6 +81,7 @@ def chat_context(session: ChatSession) -> dict[str, Any]:
             session.kind == ChatSession.Kind.JUDGED
             and session.status == ChatSession.Status.ENDED
             and rating is None
+            and takes_ratings(session)
         ),
         "rating": rating,
     }
@@ -187,3 +196,14 @@ def render_messages_frame(
         context["rating_form"] = RatingForm()
     with translation.override(lang):
         return render_to_string("liveeval/_frame.html", context)
+
+
+def announce_ended(session_ids: list[int]) -> None:
+    """Tell every open chat page of these sessions that they have ended (e.g. on close)."""
+    from liveeval.consumers import group_name
+
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    for session_id in session_ids:
+        async_to_sync(layer.group_send)(group_name(session_id), {"type": "chat.ended"})

@@ -17,10 +17,11 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 from django.utils import translation
 
+from evalsite.socket_revocation import ClosedOnRevocation
+from evalsite.storable_text import unstorable
 from liveeval import chat, recovery
 from liveeval.conversation import ConversationClosed, SystemBusy, exchange, ui_language
 from liveeval.models import ChatSession, Message
@@ -40,7 +41,7 @@ ENDED_CLOSE_CODE = 4001
 """Closes the socket of an ended dialogue; htmx's ws extension does not reconnect after it."""
 
 
-class ChatConsumer(AsyncWebsocketConsumer):
+class ChatConsumer(ClosedOnRevocation):
     session_id: int
     group: str
     lang: str
@@ -65,6 +66,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
         self.lang = self._ui_language(session)
         self.view = chat.LiveView.of(session)
         await self.accept()
+        await self.watch_user()
         # A reconnecting page may have missed messages: send the whole stored history.
         await self.send(text_data=await self._render("history"))
         if not session.is_open:
@@ -89,6 +91,9 @@ class ChatConsumer(AsyncWebsocketConsumer):
             return
         if len(text) > MAX_MESSAGE_LENGTH:
             await self.send(text_data=await self._render("too_long"))
+            return
+        if unstorable(text):
+            await self.send(text_data=await self._render("unstorable"))
             return
         if self.sender is not None and not self.sender.done():
             self.outbox.put_nowait(text)

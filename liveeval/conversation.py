@@ -23,6 +23,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
 from evalsite.language import is_chinese
+from evalsite.storable_text import storable
 from liveeval import recovery
 from liveeval.booking.world import SessionWorld
 from liveeval.models import ChatSession, Message
@@ -35,6 +36,7 @@ from liveeval.systems.base import (
     SystemContext,
     SystemUnavailable,
 )
+from liveeval.systems.failures import failure_from
 
 logger = logging.getLogger(__name__)
 
@@ -158,7 +160,7 @@ def _finish(
                 session=session,
                 position=position,
                 role=Message.Role.SYSTEM,
-                text=reply.text,
+                text=storable(reply.text),
                 latency_ms=latency_ms,
             )
             turns += 1
@@ -200,6 +202,8 @@ def _answer_and_finish(
         reply = adapter.respond_in_thread(context, text)
     except SystemUnavailable as exc:
         failure = exc
+    except Exception as exc:
+        failure = failure_from(exc)
     elapsed = time.monotonic() - started
     if failure is None and elapsed > timeout:
         failure = _timed_out(timeout)
@@ -262,6 +266,8 @@ async def exchange(
         failure = _timed_out(timeout)
     except SystemUnavailable as exc:
         failure = exc
+    except Exception as exc:
+        failure = failure_from(exc)
     except asyncio.CancelledError:
         # The server is closing this connection: the message still gets its notice.
         failure = SystemUnavailable("cancelled", recovery.NO_ANSWER)

@@ -101,6 +101,7 @@ class CampaignForm(forms.ModelForm[Campaign]):
             "lang",
             "reply_timeout",
             "seed",
+            "late_rating",
         ]
         widgets = {
             "systems": forms.CheckboxSelectMultiple,

@@ -188,6 +188,14 @@ class Campaign(models.Model):
         _("status"), max_length=8, choices=Status.choices, default=Status.DRAFT
     )
     seed = models.PositiveIntegerField(_("plan seed"), default=42)
+    late_rating = models.BooleanField(
+        _("allow late rating"),
+        default=False,
+        help_text=_(
+            "Let judges rate conversations that ended before the campaign was closed, "
+            "after it is closed."
+        ),
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -269,6 +277,7 @@ class ChatSession(models.Model):
         SYSTEM = "system", _("Ended by the system")
         TURN_LIMIT = "turn_limit", _("Turn limit reached")
         ABANDONED = "abandoned", _("Abandoned (the judge left the campaign)")
+        CAMPAIGN_CLOSED = "campaign_closed", _("Ended because the campaign was closed")
 
     system = models.ForeignKey(DialogueSystem, on_delete=models.PROTECT, related_name="sessions")
     task = models.ForeignKey(

@@ -17,11 +17,11 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from evalsite import roles
 from evalsite.http import HtmxHttpRequest
-from liveeval import campaigns, chat, results
+from liveeval import campaigns, chat, rating, results
 from liveeval.consumers import group_name
 from liveeval.forms import CampaignForm, RatingForm, SandboxForm
 from liveeval.home import judge_section
-from liveeval.models import Campaign, ChatSession, DialogueSystem, Rating
+from liveeval.models import Campaign, ChatSession, DialogueSystem
 
 
 def _own_session(request: HttpRequest, session_id: int) -> ChatSession:
@@ -108,17 +108,13 @@ def end_session(request: HtmxHttpRequest, session_id: int) -> HttpResponse:
 @require_POST
 def rate_session(request: HtmxHttpRequest, session_id: int) -> HttpResponse:
     session = _own_session(request, session_id)
-    if session.kind != ChatSession.Kind.JUDGED or session.status != ChatSession.Status.ENDED:
-        return HttpResponse(_("Only an ended conversation can be rated."), status=409)
-    if Rating.objects.filter(session=session).exists():
-        return HttpResponse(
-            _("This conversation is already rated; ratings are locked."), status=409
-        )
+    refused = rating.refusal(session)
+    if refused:
+        return HttpResponse(refused, status=409)
     form = RatingForm(request.POST)
     if form.is_valid():
-        form.instance.session = session
-        form.instance.created_at = timezone.now()
-        form.save()
+        if not rating.store(session, form):
+            return HttpResponse(rating.already_rated(), status=409)
         if not request.htmx:
             messages.success(request, _("Your rating is saved."))
             return redirect("liveeval:chat", session_id=session.pk)
@@ -222,8 +218,10 @@ def campaign_action(request: HttpRequest, campaign_id: int, action: str) -> Http
                 request, _("Campaign opened: %(n)s conversations planned.") % {"n": created}
             )
         elif action == "close":
-            campaigns.close_campaign(campaign)
-            messages.success(request, _("Campaign closed."))
+            ended = campaigns.close_campaign(campaign)
+            messages.success(
+                request, _("Campaign closed: %(n)s open conversations ended.") % {"n": ended}
+            )
         else:
             raise Http404
     except campaigns.CampaignError as exc:

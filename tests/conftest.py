@@ -119,3 +119,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Browser tests run last: Playwright leaves an event loop running in the main thread,
     which would break any asyncio test that ran after them."""
     items.sort(key=lambda item: "tests/e2e/" in item.nodeid.replace("\\", "/"))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits() -> None:
+    """Rate limits count in the cache; every test starts with none spent."""
+    from django.core.cache import cache
+
+    cache.clear()

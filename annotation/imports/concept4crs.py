@@ -33,6 +33,7 @@ from annotation.imports.fields import (
     check_strings,
     join_path,
 )
+from annotation.imports.limits import TooLarge, read_bounded, transcript_limit
 from annotation.imports.problems import FieldError, ImportFailed, Problem, Problems
 from annotation.imports.progress import Progress, report_progress
 from annotation.imports.result import ImportResult
@@ -91,19 +92,33 @@ def _nothing_to_close() -> None:
     return None
 
 
+def _read_file(path: Path) -> bytes:
+    with path.open("rb") as handle:
+        return read_bounded(handle, transcript_limit())
+
+
+def _read_member(archive: zipfile.ZipFile, name: str) -> bytes:
+    """A zip member, decompressed piece by piece and never beyond a transcript's limit
+    (the size a zip declares may lie)."""
+    with archive.open(name) as member:
+        return read_bounded(member, transcript_limit())
+
+
 def _concept_files(source: Path) -> tuple[list[_DialogueFile], int, Callable[[], None]]:
     """The dialogue files of a Concept4CRS directory or zip, the number ignored, and a closer."""
     candidates: list[tuple[str, Callable[[], bytes]]] = []
     closer: Callable[[], None] = _nothing_to_close
     if source.is_dir():
         for file in sorted(source.rglob("*.json")):
-            candidates.append((file.relative_to(source).as_posix(), file.read_bytes))
+            candidates.append(
+                (file.relative_to(source).as_posix(), functools.partial(_read_file, file))
+            )
     elif zipfile.is_zipfile(source):
         archive = zipfile.ZipFile(source)
         closer = archive.close
         for name in sorted(archive.namelist()):
             if name.endswith(".json") and not name.endswith("/"):
-                candidates.append((name, functools.partial(archive.read, name)))
+                candidates.append((name, functools.partial(_read_member, archive, name)))
     else:
         raise ImportFailed([Problem(source.name, "must be a directory or a .zip file")])
     files = [
@@ -290,8 +305,19 @@ def import_concept4crs(
             report_progress(progress, number, 2 * len(files), f"Checking {dialogue.relative}")
             try:
                 data = json.loads(dialogue.read().decode("utf-8-sig"))
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            except TooLarge as exc:
+                problems.add(Problem(dialogue.relative, f"the file {exc}"))
+                continue
+            except UnicodeDecodeError as exc:
+                problems.add(
+                    Problem(dialogue.relative, f"is not valid UTF-8 (byte {exc.start + 1})")
+                )
+                continue
+            except json.JSONDecodeError as exc:
                 problems.add(Problem(dialogue.relative, f"not valid JSON ({exc})"))
+                continue
+            except RecursionError:
+                problems.add(Problem(dialogue.relative, "the JSON is nested too deeply to read"))
                 continue
             try:
                 dropped = duplicated.get(dialogue.relative, []) if dedupe_cells else []

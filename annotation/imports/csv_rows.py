@@ -11,10 +11,12 @@ from __future__ import annotations
 import csv
 import json
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from annotation.imports.limits import read_lines
 from annotation.imports.problems import FieldError, ImportFailed, Problem, Problems
 from annotation.imports.progress import Progress, count_lines, report_progress
 from annotation.imports.result import ImportResult
@@ -128,8 +130,10 @@ def import_csv(
     rows_read = 0
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle)
-        header = next(reader, None)
+        records = _records(reader, path, problems)
+        header = next(records, None)
         if header is None:
+            problems.raise_if_any()
             raise ImportFailed([Problem(path.name, "is empty")])
         columns = [name.strip() for name in header]
         missing = [name for name in _CSV_REQUIRED if name not in columns]
@@ -157,7 +161,7 @@ def import_csv(
                 problems.add(Problem(path.name, f"{column} {exc.message}", line))
 
         line_no = reader.line_num + 1
-        for record in reader:
+        for record in records:
             record_line, line_no = line_no, reader.line_num + 1
             rows_read += 1
             report_progress(progress, rows_read, 2 * estimate, f"Checking line {record_line}")
@@ -205,6 +209,35 @@ def import_csv(
     return import_validated(
         campaign, rubric, writer, problems, ImportResult(), progress, rows_read, started
     )
+
+
+def _records(reader: Iterator[list[str]], path: Path, problems: Problems) -> Iterator[list[str]]:
+    """The reader's records until one cannot be read; that one becomes a problem with its line
+    (reading stops there, since the rest of the file can no longer be split into rows)."""
+    line_num = getattr(reader, "line_num", 0)
+    while True:
+        try:
+            record = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            line = getattr(reader, "line_num", line_num) or 1
+            if "field larger than field limit" in str(exc):
+                message = (
+                    f"a cell is longer than {csv.field_size_limit():,} characters, "
+                    "the most a CSV cell may hold; reading stopped here"
+                )
+            else:
+                message = f"cannot be read as CSV ({exc}); reading stopped here"
+            problems.add(Problem(path.name, message, line))
+            return
+        except UnicodeDecodeError:
+            bad = next((line for line in read_lines(path, 2**62) if line.text is None), None)
+            number = bad.number if bad is not None else None
+            detail = bad.problem if bad is not None else "is not valid UTF-8"
+            problems.add(Problem(path.name, f"the line {detail}", number))
+            return
+        yield record
 
 
 def _csv_turn(transcript: _CsvTranscript, cells: dict[str, str], line: int) -> None:

@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from annotation.imports.problems import FieldError
+from evalsite.storable_text import unstorable
 
 ID_MAX_LENGTH = 255
 
@@ -73,3 +74,23 @@ def check_object(value: Any, path: str, allowed: set[str] | None = None) -> dict
         if unknown:
             raise FieldError(join_path(path, unknown[0]), "is not a known field")
     return value
+
+
+def check_storable(value: Any, path: str = "") -> None:
+    """Every string of ``value``, keys included, can be stored by every database (no NUL, no
+    lone surrogate); FieldError names the first that cannot, in document order."""
+    pending: list[tuple[Any, str]] = [(value, path)]
+    while pending:
+        item, where = pending.pop()
+        if isinstance(item, str):
+            problem = unstorable(item)
+            if problem:
+                raise FieldError(where, f"cannot be stored: {problem}")
+        elif isinstance(item, dict):
+            for key in item:
+                problem = unstorable(key) if isinstance(key, str) else None
+                if problem:
+                    raise FieldError(where, f"has a field name that cannot be stored: {problem}")
+            pending.extend(reversed([(v, join_path(where, str(k))) for k, v in item.items()]))
+        elif isinstance(item, list):
+            pending.extend(reversed([(v, join_path(where, n)) for n, v in enumerate(item)]))

@@ -1,7 +1,7 @@
 """The JSONL transcript reader: one transcript per line, in the shape of ``docs/import-formats.md``.
 
-Blank lines are allowed; a line that is not JSON, or not a valid transcript, is a problem
-named by its line number.
+Blank lines are allowed; a line that is not UTF-8, not JSON, nested too deeply, larger than
+a transcript may be, or not a valid transcript, is a problem named by its line number.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import json
 import time
 from pathlib import Path
 
+from annotation.imports.limits import read_lines
 from annotation.imports.problems import FieldError, Problem, Problems
 from annotation.imports.progress import Progress, count_lines, report_progress
 from annotation.imports.result import ImportResult
@@ -27,22 +28,28 @@ def import_jsonl(
     started = time.perf_counter()
     estimate = count_lines(path)
     line_no = 0
-    with path.open(encoding="utf-8-sig") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            report_progress(progress, line_no, 2 * estimate, f"Checking line {line_no}")
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line.rstrip("\r\n"))
-            except json.JSONDecodeError as exc:
-                problems.add(
-                    Problem(path.name, f"not valid JSON ({exc.msg}, column {exc.colno})", line_no)
-                )
-                continue
-            try:
-                writer.add(value, f"line {line_no}")
-            except FieldError as exc:
-                problems.add(Problem(path.name, str(exc), line_no))
+    for line in read_lines(path):
+        line_no = line.number
+        report_progress(progress, line_no, 2 * estimate, f"Checking line {line_no}")
+        if line.text is None:
+            problems.add(Problem(path.name, f"the line {line.problem}", line_no))
+            continue
+        if not line.text.strip():
+            continue
+        try:
+            value = json.loads(line.text)
+        except json.JSONDecodeError as exc:
+            problems.add(
+                Problem(path.name, f"not valid JSON ({exc.msg}, column {exc.colno})", line_no)
+            )
+            continue
+        except RecursionError:
+            problems.add(Problem(path.name, "the JSON is nested too deeply to read", line_no))
+            continue
+        try:
+            writer.add(value, f"line {line_no}")
+        except FieldError as exc:
+            problems.add(Problem(path.name, str(exc), line_no))
     return import_validated(
         campaign, rubric, writer, problems, ImportResult(), progress, line_no, started
     )

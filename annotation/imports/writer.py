@@ -24,7 +24,14 @@ from django.db import connection, transaction
 from django.db.models import Field, JSONField, Max, Model
 from django.utils import timezone
 
-from annotation.imports.problems import FieldError, ImportFailed, Problem, Problems
+from annotation.imports.fields import check_storable
+from annotation.imports.problems import (
+    MAX_PROBLEMS,
+    FieldError,
+    ImportFailed,
+    Problem,
+    Problems,
+)
 from annotation.imports.progress import Progress
 from annotation.imports.result import ImportResult
 from annotation.imports.shape import TRANSCRIPT_FIELDS, TranscriptValidator
@@ -174,6 +181,7 @@ class TranscriptBatchWriter:
         self.shuffle = random.Random()
 
     def add(self, value: Any, where: str) -> None:
+        check_storable(value)
         row, scores = self.validator.validate(value)
         external_id = row["external_id"]
         if external_id in self.first_seen:
@@ -208,6 +216,37 @@ def resolve_campaign(name: str) -> tuple[Campaign | None, Rubric]:
     return None, default_rubric()
 
 
+def _refuse_annotated(campaign: Campaign, first_seen: Mapping[str, str]) -> None:
+    """ImportFailed naming every row that would change a transcript people have annotated.
+
+    Their scores belong to the text they scored: a re-import never replaces it. Rows of
+    transcripts without annotations are updated as usual.
+    """
+    ids = list(first_seen)
+    annotated: list[str] = []
+    for start in range(0, len(ids), 500):
+        annotated += (
+            campaign.transcripts.filter(external_id__in=ids[start : start + 500])
+            .filter(responses__isnull=False)
+            .values_list("external_id", flat=True)
+            .distinct()
+        )
+    if annotated:
+        order = {external_id: n for n, external_id in enumerate(ids)}
+        annotated.sort(key=order.__getitem__)
+        raise ImportFailed(
+            [
+                Problem(
+                    first_seen[external_id],
+                    f"transcript {external_id!r} already has annotations, so a re-import "
+                    "cannot change it; leave the row out or give it a new id",
+                )
+                for external_id in annotated[:MAX_PROBLEMS]
+            ],
+            len(annotated),
+        )
+
+
 def write_transcripts(
     campaign_name: str, rubric: Rubric, writer: TranscriptBatchWriter, result: ImportResult
 ) -> Campaign:
@@ -217,6 +256,7 @@ def write_transcripts(
         campaign, result.campaign_created = Campaign.objects.get_or_create(
             name=campaign_name, defaults={"rubric": rubric}
         )
+        _refuse_annotated(campaign, writer.first_seen)
         before = campaign.transcripts.count()
         last = campaign.transcripts.aggregate(last=Max("position"))["last"] or 0
         constants = {"campaign": campaign.pk, "active_count": 0}

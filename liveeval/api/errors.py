@@ -17,6 +17,8 @@ STATUS_BY_CODE: dict[str, int] = {
     "method_not_allowed": 405,
     "sold_out": 409,
     "already_cancelled": 409,
+    "booking_limit": 409,
+    "too_many_requests": 429,
     "internal_error": 500,
 }
 
@@ -24,11 +26,14 @@ STATUS_BY_CODE: dict[str, int] = {
 class ApiError(Exception):
     """A request the booking API refuses, with a stable code and the parameter at fault."""
 
-    def __init__(self, code: str, message: str, field: str | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, field: str | None = None, retry_after: int | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.field = field
+        self.retry_after = retry_after
 
     def as_json(self) -> dict[str, object]:
         return {"error": {"code": self.code, "message": self.message, "field": self.field}}

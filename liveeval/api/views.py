@@ -22,11 +22,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
 
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 
+from evalsite import rate_limits
+from evalsite.storable_text import unstorable
 from liveeval.api.auth import authenticate
 from liveeval.api.errors import STATUS_BY_CODE, ApiError
 from liveeval.api.parameters import only_known
@@ -54,21 +57,51 @@ def error_response(error: ApiError) -> JsonResponse:
     )
     if error.code == "bad_token":
         response["WWW-Authenticate"] = 'Bearer realm="booking"'
+    if error.retry_after is not None:
+        response["Retry-After"] = str(error.retry_after)
     return response
 
 
 def parameters(request: HttpRequest) -> dict[str, object]:
     if request.method == "GET":
-        return {name: request.GET[name] for name in request.GET}
+        params: dict[str, object] = {name: request.GET[name] for name in request.GET}
+    else:
+        params = json_body(request)
+    for name, value in params.items():
+        if not isinstance(value, str | int | float | bool) and value is not None:
+            raise ApiError("bad_parameter", f"{name} must be a string or a number", name)
+        for text in (name, value):
+            problem = unstorable(text) if isinstance(text, str) else None
+            if problem:
+                raise ApiError("bad_parameter", f"parameter {name!r} cannot be read: {problem}")
+    return params
+
+
+def json_body(request: HttpRequest) -> dict[str, object]:
     try:
         body = json.loads(request.body or b"{}")
     except RequestDataTooBig:
         raise ApiError("bad_parameter", "the request body is too large") from None
+    except RecursionError:
+        raise ApiError("bad_parameter", "the request body is nested too deeply") from None
     except (ValueError, UnicodeDecodeError):
         raise ApiError("bad_parameter", "the request body must be a JSON object") from None
     if not isinstance(body, dict):
         raise ApiError("bad_parameter", "the request body must be a JSON object")
     return body
+
+
+def within_rate(world: SessionWorld) -> None:
+    """At most BOOKING_API_CALLS_PER_MINUTE calls a minute per conversation token."""
+    limit = settings.BOOKING_API_CALLS_PER_MINUTE
+    wait = rate_limits.hit("booking-api", str(world.session.pk), limit, 60)
+    if wait is not None:
+        raise ApiError(
+            "too_many_requests",
+            f"more than {limit} calls a minute with this conversation's token; "
+            f"try again in {wait} s",
+            retry_after=wait,
+        )
 
 
 def endpoint(
@@ -102,6 +135,7 @@ def answer(
         return response
     try:
         world = authenticate(request)
+        within_rate(world)
         result = action(Call(world, parameters(request)))
     except ApiError as error:
         return error_response(error)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -229,11 +230,25 @@ def book(
     if domain not in REFERENCE_PREFIXES:
         raise BookingError("bad_parameter", f"unknown domain {domain!r}")
     with transaction.atomic():
+        _refuse_beyond_the_cap(session)
         if domain == "flight":
             return _book_flight(session, item_id, option)
         if domain == "train":
             return _book_train(session, item_id, option)
         return _book_hotel(session, item_id, option, check_in, nights)
+
+
+def _refuse_beyond_the_cap(session: ChatSession) -> None:
+    """One conversation holds at most ``MAX_ACTIVE_BOOKINGS`` (so one token cannot empty the
+    shared world); the session's row lock makes concurrent bookings of it wait their turn."""
+    list(ChatSession.objects.select_for_update().filter(pk=session.pk).values_list("pk"))
+    active = Booking.objects.filter(session=session, status=Booking.Status.ACTIVE).count()
+    if active >= settings.MAX_ACTIVE_BOOKINGS:
+        raise BookingError(
+            "booking_limit",
+            f"this conversation already holds {active} active bookings, the most one "
+            "conversation may hold; cancel one before booking another",
+        )
 
 
 def _release(booking: Booking) -> None:

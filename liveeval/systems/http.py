@@ -32,6 +32,7 @@ from django.utils.translation import gettext_lazy as _
 
 from evalsite.endpoint_url import EndpointURLError, endpoint_url
 from liveeval.systems.base import DEFAULT_REPLY_TIMEOUT, Reply, SystemContext, SystemUnavailable
+from liveeval.systems.failures import nested_too_deeply
 
 DEFAULT_MAX_BYTES = 64 * 1024
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
@@ -109,6 +110,8 @@ def read_reply(status: int, body: bytes, endpoint: str) -> Reply:
         raise unavailable(f"HTTP {status} from {endpoint}")
     try:
         answer = json.loads(body)
+    except RecursionError:
+        raise nested_too_deeply(endpoint) from None
     except (ValueError, UnicodeDecodeError):
         raise unavailable(f"not JSON: {endpoint} answered with something else") from None
     if not isinstance(answer, dict):

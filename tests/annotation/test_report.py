@@ -648,7 +648,7 @@ def test_a_computation_run_by_another_process_is_polled_not_watched_on_a_socket(
     html = coordinator_client.get(reverse("annotation_report:page", args=[small.pk])).content
     # The in-memory channel layer cannot carry that process's pushes here: only polling.
     assert b"ws-connect" not in html
-    assert b'hx-trigger="every 2s [' in html
+    assert b'hx-trigger="every 2s" data-poll-unless-socket' in html
     assert reverse("annotation_report:progress", args=[small.pk, job.pk]).encode() in html
 
 

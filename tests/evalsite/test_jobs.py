@@ -200,8 +200,10 @@ class TestHowThePageWatchesAJob:
         job = self._running(coordinator, jobs.worker_id())
         html = self._page(coordinator_client, job)
         assert f'ws-connect="/ws/jobs/{job.pk}/"' in html
-        # Polling stands by for when the socket is closed.
-        assert "hx-trigger=\"every 2s [this.dataset.socket !== 'open']\"" in html
+        # Polling stands by for when the socket is closed (static/js/pages.js pauses it while
+        # the socket is open).
+        assert 'hx-trigger="every 2s" data-poll-unless-socket' in html
+        assert "data-watch-socket" in html
 
     @IN_MEMORY_LAYER
     def test_a_job_run_by_another_process_on_the_in_memory_layer_is_polled(

@@ -1,0 +1,43 @@
+"""Counting attempts in fixed windows, in the shared cache: the one rate limiter.
+
+The booking API limits calls per conversation token; sign-in limits failed attempts per
+account and per address, and password-reset mails per address. With ``REDIS_URL`` set the
+cache is Redis, so every server process counts against the same limit; otherwise each
+process counts on its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+
+from django.core.cache import cache
+
+
+def _key(scope: str, who: str, window: int, now: float) -> str:
+    digest = hashlib.sha256(who.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"rate:{scope}:{digest}:{int(now // window)}"
+
+
+def hit(scope: str, who: str, limit: int, window: int) -> int | None:
+    """Count one attempt; the seconds to wait when it is beyond ``limit`` per ``window`` s."""
+    now = time.time()
+    key = _key(scope, who, window, now)
+    cache.add(key, 0, timeout=window + 1)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, timeout=window + 1)
+        count = 1
+    if count > limit:
+        return max(1, int(window - now % window))
+    return None
+
+
+def over(scope: str, who: str, limit: int, window: int) -> int | None:
+    """Whether ``who`` is already beyond ``limit``, without counting; the seconds to wait."""
+    now = time.time()
+    count = cache.get(_key(scope, who, window, now), 0)
+    if count >= limit:
+        return max(1, int(window - now % window))
+    return None

@@ -1,0 +1,37 @@
+// What every page does without inline script (the Content-Security-Policy allows none):
+// selects marked data-submit-on-change submit their form, forms marked data-confirm ask
+// first, and an element watching a job over a socket (data-watch-socket) records whether
+// the socket is open, so that its polling (data-poll-unless-socket) pauses while it is.
+(function () {
+  "use strict";
+
+  document.addEventListener("change", function (event) {
+    const field = event.target;
+    if (field instanceof HTMLSelectElement && field.hasAttribute("data-submit-on-change")) {
+      field.form.submit();
+    }
+  });
+
+  document.addEventListener("submit", function (event) {
+    const question = event.target.getAttribute("data-confirm");
+    if (question && !window.confirm(question)) { event.preventDefault(); }
+  });
+
+  function socketState(state) {
+    return function (event) {
+      const watcher = event.detail && event.detail.elt;
+      if (watcher && watcher.hasAttribute && watcher.hasAttribute("data-watch-socket")) {
+        watcher.dataset.socket = state;
+      }
+    };
+  }
+  document.addEventListener("htmx:wsOpen", socketState("open"));
+  document.addEventListener("htmx:wsClose", socketState("closed"));
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    const poller = event.detail.elt;
+    if (poller.hasAttribute("data-poll-unless-socket") && poller.closest("[data-socket='open']")) {
+      event.preventDefault();
+    }
+  });
+})();

@@ -1,0 +1,88 @@
+"""Hostile files: every problem named by file, line and field, nothing written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from pytest_django.fixtures import Settings
+
+from annotation.imports.formats import import_transcripts
+from annotation.imports.problems import ImportFailed
+from annotation.models import Assignment, Response, Transcript
+
+pytestmark = pytest.mark.django_db
+
+GOOD = {"id": "t1", "turns": [{"role": "user", "text": "hi"}, {"role": "system", "text": "hello"}]}
+
+
+def failure(path: Path, fmt: str) -> str:
+    with pytest.raises(ImportFailed) as raised:
+        import_transcripts(path, "Hostile", format=fmt)
+    assert not Transcript.objects.exists()
+    return raised.value.summary
+
+
+def test_invalid_utf8_is_named_by_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(json.dumps(GOOD).encode() + b"\n" + b'{"id": "t2\xff"}\n')
+    assert "bad.jsonl line 2: the line is not valid UTF-8" in failure(path, "jsonl")
+
+
+def test_deep_nesting_is_named_by_line(tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    path.write_text(json.dumps(GOOD) + "\n" + "[" * 100_000 + "]" * 100_000 + "\n")
+    assert "deep.jsonl line 2: the JSON is nested too deeply" in failure(path, "jsonl")
+
+
+@pytest.mark.parametrize(("text", "said"), [("a\\u0000b", "NUL"), ("a\\ud800b", "surrogate")])
+def test_nul_and_lone_surrogates_are_named_by_line_and_field(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    path = tmp_path / "nul.jsonl"
+    row = json.dumps(GOOD).replace('"hello"', f'"{text}"')
+    path.write_text(row + "\n")
+    summary = failure(path, "jsonl")
+    assert "nul.jsonl line 1: turns[1].text cannot be stored" in summary and said in summary
+
+
+def test_a_csv_cell_over_the_limit_is_named_by_line(tmp_path: Path) -> None:
+    path = tmp_path / "long.csv"
+    path.write_text("id,turn,role,text\nt1,1,user,hi\nt1,2,system," + "x" * 140_000 + "\n")
+    assert "long.csv line 3: a cell is longer than 131,072 characters" in failure(path, "csv")
+
+
+def test_a_transcript_over_the_limit_is_skipped_unread(tmp_path: Path, settings: Settings) -> None:
+    settings.IMPORT_MAX_TRANSCRIPT_BYTES = 1024
+    path = tmp_path / "big.jsonl"
+    big = {**GOOD, "id": "t2", "metadata": {"blob": "x" * 5000}}
+    path.write_text(json.dumps(GOOD) + "\n" + json.dumps(big) + "\n")
+    assert "big.jsonl line 2: the line is larger than 1 KB" in failure(path, "jsonl")
+
+
+def test_a_reimport_never_changes_an_annotated_transcript(tmp_path: Path, annotator: User) -> None:
+    path = tmp_path / "first.jsonl"
+    other = {**GOOD, "id": "t9"}
+    path.write_text(json.dumps(GOOD) + "\n" + json.dumps(other) + "\n")
+    import_transcripts(path, "Hostile", format="jsonl")
+    annotated = Transcript.objects.get(external_id="t1")
+    assignment = Assignment.objects.create(
+        campaign=annotated.campaign, transcript=annotated, annotator=annotator
+    )
+    dimension = annotated.campaign.rubric.dimensions.first()
+    assert dimension is not None
+    Response.objects.create(
+        assignment=assignment, transcript=annotated, dimension=dimension, value=1
+    )
+    changed = [
+        json.dumps({**GOOD, "turns": [{"role": "user", "text": "new words"}]}),
+        json.dumps({**other, "turns": [{"role": "user", "text": "updated"}]}),
+    ]
+    path.write_text("\n".join(changed) + "\n")
+    with pytest.raises(ImportFailed) as raised:
+        import_transcripts(path, "Hostile", format="jsonl")
+    assert "line 1: transcript 't1' already has annotations" in raised.value.summary
+    annotated.refresh_from_db()
+    assert annotated.turns == GOOD["turns"]

@@ -1,0 +1,46 @@
+"""Sign-in and reset mails are throttled."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.core import mail
+from django.test import Client
+from pytest_django.fixtures import Settings
+
+from tests.conftest import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+
+def sign_in(username: str, password: str, address: str = "10.0.0.1") -> int:
+    response = Client(REMOTE_ADDR=address).post(
+        "/accounts/login/", {"username": username, "password": password}
+    )
+    return response.status_code
+
+
+def test_failed_sign_ins_are_throttled_per_account(judge: User, settings: Settings) -> None:
+    settings.LOGIN_FAILURES_PER_ACCOUNT = 3
+    assert [sign_in("jade", "wrong", f"10.0.0.{n}") for n in range(3)] == [200, 200, 200]
+    # Even the right password is refused until the window passes, from any address.
+    assert sign_in("jade", PASSWORD, "10.0.0.9") == 429
+    assert sign_in("jules-unknown", "wrong", "10.0.0.9") == 200
+
+
+def test_failed_sign_ins_are_throttled_per_address(judge: User, settings: Settings) -> None:
+    settings.LOGIN_FAILURES_PER_ADDRESS = 2
+    assert [sign_in(f"nobody{n}", "wrong", "10.9.9.9") for n in range(2)] == [200, 200]
+    assert sign_in("jade", PASSWORD, "10.9.9.9") == 429
+    assert sign_in("jade", PASSWORD, "10.1.1.1") == 302
+
+
+def test_reset_mails_are_throttled(judge: User, settings: Settings) -> None:
+    settings.RESET_MAILS_PER_EMAIL = 2
+    client = Client(REMOTE_ADDR="10.0.0.5")
+    statuses = [
+        client.post("/accounts/password_reset/", {"email": "jade@example.org"}).status_code
+        for _ in range(3)
+    ]
+    assert statuses == [302, 302, 429]
+    assert len(mail.outbox) == 2

@@ -1,0 +1,97 @@
+"""Open sockets: closed when access goes, refusing what a closed session cannot take."""
+
+from __future__ import annotations
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import Group, User
+
+from evalsite import jobs, roles
+from evalsite.asgi import application
+from evalsite.socket_revocation import REVOKED_CODE
+from liveeval.campaigns import close_campaign
+from liveeval.models import Campaign, Message
+from tests.channels_auth import session_headers
+from tests.liveeval.test_consumers import connect, echo_session, receive_until
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fake_systems")]
+
+
+async def closed_with(communicator: WebsocketCommunicator) -> int | None:
+    output = await communicator.receive_output(timeout=5)
+    while output["type"] != "websocket.close":
+        output = await communicator.receive_output(timeout=5)
+    return output.get("code")
+
+
+@database_sync_to_async
+def deactivate(user: User) -> None:
+    user.is_active = False
+    user.save(update_fields=["is_active"])
+
+
+@database_sync_to_async
+def drop_role(user: User, role: str) -> None:
+    user.groups.remove(Group.objects.get(name=role))
+
+
+@pytest.mark.parametrize("change", ["deactivate", "drop_role"])
+async def test_a_judge_who_loses_access_is_cut_off_at_once(judge: User, change: str) -> None:
+    session = await echo_session(judge)
+    connected, communicator = await connect(judge, session)
+    assert connected
+    await receive_until(communicator, "chat-log")
+    if change == "deactivate":
+        await deactivate(judge)
+    else:
+        await drop_role(judge, roles.JUDGES)
+    assert await closed_with(communicator) == REVOKED_CODE
+    await communicator.disconnect()
+
+
+@pytest.mark.parametrize("change", ["deactivate", "delete"])
+async def test_a_job_page_socket_closes_when_its_user_goes(coordinator: User, change: str) -> None:
+    job = await database_sync_to_async(jobs.create)("testing.count", {}, user=coordinator)
+    headers = await session_headers(coordinator)
+    communicator = WebsocketCommunicator(application, f"/ws/jobs/{job.pk}/", headers=headers)
+    connected, _ = await communicator.connect()
+    assert connected
+    await communicator.receive_from(timeout=5)
+    if change == "deactivate":
+        await deactivate(coordinator)
+    else:
+        await database_sync_to_async(coordinator.delete)()
+    assert await closed_with(communicator) == REVOKED_CODE
+    await communicator.disconnect()
+
+
+async def test_a_nul_message_is_refused_with_a_visible_notice(judge: User) -> None:
+    session = await echo_session(judge)
+    connected, communicator = await connect(judge, session)
+    assert connected
+    await receive_until(communicator, "chat-log")
+    await communicator.send_json_to({"message": "hi\x00there"})
+    frame = await communicator.receive_from(timeout=5)
+    assert 'id="chat-alert"' in frame and "NUL" in frame
+    assert not await database_sync_to_async(Message.objects.filter(session=session).exists)()
+    # The socket stays open and the next message goes through.
+    await communicator.send_json_to({"message": "hello"})
+    frames = await receive_until(communicator, "echo: hello")
+    assert frames
+    await communicator.disconnect()
+
+
+async def test_closing_the_campaign_ends_an_open_chat(judge: User) -> None:
+    session = await echo_session(judge)
+    connected, communicator = await connect(judge, session)
+    assert connected
+    await receive_until(communicator, "chat-log")
+    campaign = await database_sync_to_async(Campaign.objects.get)(pk=session.campaign_id)
+    await database_sync_to_async(close_campaign)(campaign)
+    await receive_until(communicator, "chat-status")
+    await communicator.send_json_to({"message": "still there?"})
+    frame = await receive_until(communicator, "chat-alert")
+    assert "This conversation is closed." in frame[-1]
+    assert not await database_sync_to_async(Message.objects.filter(session=session).exists)()
+    await communicator.disconnect()
