@@ -64,7 +64,7 @@ class ChatConsumer(ClosedOnRevocation):
             await self.close(code=4403)
             return
         self.lang = self._ui_language(session)
-        self.view = chat.LiveView.of(session)
+        self.view = await database_sync_to_async(chat.LiveView.of)(session)
         await self.accept()
         await self.watch_user()
         # A reconnecting page may have missed messages: send the whole stored history.

@@ -28,6 +28,7 @@ PAGES: list[tuple[str, str, str, str, int]] = [
     ("annotation:import_transcripts", "site", "get", roles.COORDINATORS, 200),
     ("annotation:import_scores", "site", "get", roles.COORDINATORS, 200),
     ("annotation:dashboard", "campaign", "get", roles.COORDINATORS, 200),
+    ("annotation:roster", "campaign", "get", roles.COORDINATORS, 200),
     ("annotation:transcript_scores", "item", "get", roles.COORDINATORS, 200),
 ]
 

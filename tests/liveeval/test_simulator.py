@@ -332,8 +332,10 @@ class Killed(BaseException):
 
 
 def test_a_killed_simulation_resumes_mid_dialogue_without_holding_anything_twice(
-    fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+    fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, settings: Any
 ) -> None:
+    # One part, run here: the kill leaves it running, as a dead worker would.
+    settings.JOB_PARTS = 1
     campaign = parrot_campaign()
     fake_openai.script(
         turn("一", "订机票"),
