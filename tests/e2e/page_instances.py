@@ -31,6 +31,25 @@ NOT_PAGES: dict[str, str] = {
     "annotation_report:csv": "a CSV file",
     "annotation:skip": "POST only",
     "annotation:take_up": "POST only",
+    "invitation_revoke": "POST only",
+    "deactivate_person": "POST only",
+    "liveeval:campaign_progress": "a partial the campaign page polls",
+    "liveeval:system_test": "POST only",
+    "liveeval:system_toggle": "POST only",
+    "liveeval:system_delete": "POST only",
+    "annotation_alignment:adjudicators": "POST only",
+    "annotation_alignment:adjudicate": "needs an LLM-scored item; test_alignment opens it",
+    "annotation_alignment:workbook": "an XLSX file",
+    "annotation_alignment:csv": "a CSV file",
+    "from_intent:agreement": "needs a campaign of intent utterances; test_from_intent opens it",
+    "intent:upload": "POST only",
+    "intent:add_team": "POST only",
+    "intent:phase": "POST only",
+    "intent:submit": "POST only",
+    "intent:endpoint": "POST only",
+    "intent:test_inputs": "a JSON file",
+    "intent:submission_csv": "a CSV file",
+    "intent:submission_xlsx": "an XLSX file",
 }
 # Whole namespaces that are not the site's own pages.
 NOT_PAGE_NAMESPACES = ("admin", "booking_api")
@@ -98,7 +117,48 @@ def _password_reset() -> dict[str, Any]:
     }
 
 
+def _system() -> dict[str, Any]:
+    from liveeval.models import DialogueSystem
+
+    return {"system_id": DialogueSystem.objects.order_by("pk").values_list("pk", flat=True)[0]}
+
+
+def _invitation() -> dict[str, Any]:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from evalsite import roles
+    from evalsite.models import Invitation
+
+    invitation = Invitation.objects.create(
+        role=roles.JUDGES, expires_at=timezone.now() + timedelta(days=1)
+    )
+    return {"token": invitation.token}
+
+
+def _track() -> dict[str, Any]:
+    from intent.models import Track
+
+    return {"track_id": Track.objects.order_by("pk").values_list("pk", flat=True)[0]}
+
+
+def _submission() -> dict[str, Any]:
+    from intent.models import Submission
+
+    return {"submission_id": Submission.objects.order_by("pk").values_list("pk", flat=True)[0]}
+
+
 INSTANCES: dict[str, Callable[[], dict[str, Any]]] = {
+    "signup": _invitation,
+    "liveeval:system_edit": _system,
+    "from_intent:send": _track,
+    "annotation_alignment:page": _annotation_campaign,
+    "annotation_alignment:queue": _annotation_campaign,
+    "annotation:roster": _annotation_campaign,
+    "intent:track": _track,
+    "intent:leaderboard": _track,
+    "intent:submission": _submission,
     "password_reset_confirm": _password_reset,
     "job_detail": _job,
     "simulation:campaign": _live_campaign,

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from testing.servers import Daphne, TemporaryDatabase
-from tests.e2e.conftest import log_in
+from tests.e2e.conftest import FAKE_LLM_CREDENTIAL, FAKE_LLM_PORT, log_in
 from tests.fake_openai import Answer, FakeOpenAI, reply
 
 pytestmark = pytest.mark.e2e
@@ -63,7 +63,7 @@ def verdicts(body: dict[str, Any]) -> Answer:
 
 def run_version(page: Page, url: str, fake: FakeOpenAI, label: str, few_shot: str) -> None:
     page.goto(url)
-    page.fill("#id_base_url", fake.base_url)
+    page.select_option("#id_credential", FAKE_LLM_CREDENTIAL)
     page.fill("#id_model", fake.model)
     page.fill("#id_concurrency", "2")
     page.fill("#id_label", label)
@@ -93,7 +93,7 @@ def test_two_versions_are_compared_after_three_adjudications(
     path.write_text("\n".join(json.dumps(row) for row in rows), encoding="utf-8")
     database.manage("import_transcripts", str(path), "--campaign", CAMPAIGN, env=server.env)
     database.manage("shell", "-c", PEOPLE, env=server.env)
-    fake = FakeOpenAI().start()
+    fake = FakeOpenAI(port=FAKE_LLM_PORT).start()
     fake.script(*[verdicts] * (2 * ITEMS))
     try:
         log_in(page, server.url, "coordinator")
