@@ -25,6 +25,7 @@ from typing import Any, cast
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import translation
 
 from liveeval.booking.goals import goal_met
 from liveeval.booking.offers import World
@@ -432,7 +433,8 @@ def test_add_system_updates_a_system_only_when_asked() -> None:
 )
 def test_add_system_explains_what_is_wrong(args: list[str], problem: str) -> None:
     DialogueSystem.objects.create(slug="other", name="Other", alias="Taken", kind="reference")
-    with pytest.raises(CommandError) as failure:
+    # The command speaks English whatever an earlier test left active.
+    with translation.override("en"), pytest.raises(CommandError) as failure:
         add_system(*args)
     assert problem in str(failure.value)
     assert not DialogueSystem.objects.filter(slug="team-a").exists()
