@@ -56,7 +56,7 @@ class TestFlashMessages:
         page = coordinator_client.get(reverse("liveeval:session_review", args=[session.pk]))
         text = page.content.decode()
         assert f"{session.pk}#0 user" not in text
-        assert '<li class="message success">Campaign closed.</li>' in text
+        assert '<li class="message success">Campaign closed: ' in text
 
     def test_a_rating_sent_without_javascript_is_confirmed_on_the_chat_page(
         self, judge: User, judge_client: Client, system: DialogueSystem
