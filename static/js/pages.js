@@ -12,6 +12,13 @@
     }
   });
 
+  document.addEventListener("focusin", function (event) {
+    const field = event.target;
+    if (field instanceof HTMLInputElement && field.hasAttribute("data-select-on-focus")) {
+      field.select();
+    }
+  });
+
   document.addEventListener("submit", function (event) {
     const question = event.target.getAttribute("data-confirm");
     if (question && !window.confirm(question)) { event.preventDefault(); }
