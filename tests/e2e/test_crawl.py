@@ -96,6 +96,11 @@ def session(
         page.fill("#id_password", DEMO_PASSWORD)
         page.click("button[type=submit]")
         page.wait_for_url(f"{base_url}/")
+        # The language is remembered per person: choose it as they would, so that an earlier
+        # choice of theirs does not decide the crawl's language.
+        if page.locator("#language-select").input_value() != lang:
+            with page.expect_navigation():
+                page.select_option("#language-select", lang)
         page.close()
     return context
 

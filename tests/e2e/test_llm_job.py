@@ -36,7 +36,8 @@ def test_a_coordinator_starts_a_scoring_job_and_watches_it_reach_100_percent(
             "lang": "en",
             "turns": [
                 {"role": "user", "text": "A quiet film about space, please."},
-                {"role": "system", "text": f"Try Film {n} (2009): slow, clever, set on the Moon."},
+                # Text of its own: the response cache must not answer from another test.
+                {"role": "system", "text": f"Try Film {n} (2010): slow, bright, set on Mars."},
             ],
         }
         for n in range(TRANSCRIPTS)

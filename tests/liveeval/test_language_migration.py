@@ -37,3 +37,7 @@ def test_it_stores_the_language_of_the_judges_messages() -> None:
     assert stored[english.pk] == "en"
     assert stored[chinese.pk] == "zh"
     assert stored[silent.pk] == "en"
+
+    # Leave the database at the latest migration for the tests after this one.
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
