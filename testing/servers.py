@@ -5,17 +5,27 @@ pytest-django's WSGI ``live_server`` is not, serving a database that outlives
 one connection, which in-memory SQLite is not. These helpers make a fresh
 database (a SQLite file, or a new PostgreSQL database when ``DATABASE_URL``
 points at PostgreSQL), migrate it, and run ``daphne`` against it.
+
+Migrating takes seconds of CPU, and a test run makes several such databases: the first
+``migrate`` of a run, for each kind of database, builds a migrated template
+(``MigratedTemplate``), and every fresh database is then migrated by copying it (SQLite's
+backup API, PostgreSQL's ``CREATE DATABASE ... TEMPLATE``). The result is the same
+database; the migrations themselves still run, once per run here and once in the test
+database of pytest-django.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 import uuid
@@ -24,6 +34,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+SQLITE_FILE = "evalsite.sqlite3"
 
 
 def free_port() -> int:
@@ -40,6 +51,8 @@ class TemporaryDatabase:
         self.url = ""
         self._tmpdir: str | None = None
         self._pg_name: str | None = None
+        # True from creation until the first manage.py command: a migrate then may copy.
+        self._untouched = False
 
     def __enter__(self) -> TemporaryDatabase:
         if urlsplit(self.like).scheme.startswith("postgres"):
@@ -53,7 +66,8 @@ class TemporaryDatabase:
             self.url = urlunsplit(parts._replace(path=f"/{self._pg_name}"))
         else:
             self._tmpdir = tempfile.mkdtemp(prefix="evalsite-db-")
-            self.url = f"sqlite:///{self._tmpdir}/evalsite.sqlite3"
+            self.url = f"sqlite:///{self._tmpdir}/{SQLITE_FILE}"
+        self._untouched = True
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -67,6 +81,29 @@ class TemporaryDatabase:
         if self._tmpdir is not None:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
 
+    def server_key(self) -> str:
+        """The database server this database lives on: "sqlite", or PostgreSQL's address."""
+        if self._pg_name is None:
+            return "sqlite"
+        return urlunsplit(urlsplit(self.like)._replace(path=""))
+
+    def copy_from(self, template: TemporaryDatabase) -> None:
+        """Replace this (empty) database by a copy of ``template``, on the same server."""
+        if self._pg_name is not None:
+            import psycopg
+
+            admin = urlunsplit(urlsplit(self.like)._replace(path="/postgres"))
+            with psycopg.connect(admin, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE "{self._pg_name}"')
+                conn.execute(f'CREATE DATABASE "{self._pg_name}" TEMPLATE "{template._pg_name}"')
+            return
+        assert template._tmpdir is not None and self._tmpdir is not None
+        with (
+            contextlib.closing(sqlite3.connect(Path(template._tmpdir) / SQLITE_FILE)) as source,
+            contextlib.closing(sqlite3.connect(Path(self._tmpdir) / SQLITE_FILE)) as target,
+        ):
+            source.backup(target)
+
     def env(self, **extra: str) -> dict[str, str]:
         env = dict(os.environ)
         env.update({"DATABASE_URL": self.url, "DEBUG": "1", "PYTHONUNBUFFERED": "1"})
@@ -74,7 +111,17 @@ class TemporaryDatabase:
         return env
 
     def manage(self, *args: str, env: dict[str, str] | None = None, timeout: float = 300) -> str:
-        """Run ``manage.py`` against this database and return its output."""
+        """Run ``manage.py`` against this database and return its output.
+
+        ``migrate`` (all apps, no other options but ``--noinput``) as the first command on a
+        new database copies the run's migrated template instead (see ``MigratedTemplate``).
+        """
+        untouched, self._untouched = self._untouched, False
+        if untouched and args in (("migrate",), ("migrate", "--noinput")):
+            return MigratedTemplate.copy_into(self, env or self.env(), timeout)
+        return self._run(args, env, timeout)
+
+    def _run(self, args: tuple[str, ...], env: dict[str, str] | None, timeout: float) -> str:
         result = subprocess.run(
             [sys.executable, str(BASE_DIR / "manage.py"), *args],
             cwd=BASE_DIR,
@@ -89,6 +136,35 @@ class TemporaryDatabase:
                 f"{result.stdout}\n{result.stderr}"
             )
         return result.stdout
+
+
+class MigratedTemplate:
+    """A database migrated once per test run, for each database server, copied into new ones.
+
+    The first ``migrate`` on a new SQLite (or PostgreSQL) database of this process runs the
+    migrations on a template database of the same kind; it and every later one then get a
+    copy of it. The templates are removed when the process exits.
+    """
+
+    _lock = threading.Lock()
+    _built: dict[str, tuple[TemporaryDatabase, str]] = {}
+
+    @classmethod
+    def copy_into(cls, target: TemporaryDatabase, env: dict[str, str], timeout: float) -> str:
+        """Migrate ``target`` (new and empty) by copying the template; the migrate output."""
+        key = target.server_key()
+        with cls._lock:
+            if key not in cls._built:
+                template = TemporaryDatabase(like=target.like).__enter__()
+                atexit.register(template.__exit__, None, None, None)
+                template._untouched = False
+                output = template._run(
+                    ("migrate", "--noinput"), {**env, "DATABASE_URL": template.url}, timeout
+                )
+                cls._built[key] = (template, output)
+            template, output = cls._built[key]
+            target.copy_from(template)
+        return output
 
 
 class Daphne:
