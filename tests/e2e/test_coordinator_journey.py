@@ -24,8 +24,12 @@ pytestmark = pytest.mark.e2e
 BOT = Path(__file__).resolve().parents[2] / "examples" / "http_system" / "bot.py"
 PASSWORD = "journey-pass-4821"
 JUDGE_PASSWORD = "judge-pass-7735"
-CREATE_COORDINATOR = (
+# The task cards, one day of the booking world and the coordinator, in one process.
+SET_UP = (
     "from django.contrib.auth.models import Group, User; "
+    "from django.core.management import call_command; "
+    "call_command('load_task_cards'); "
+    "call_command('build_booking_world', '--days', '1'); "
     f"u = User.objects.create_user('cora', password='{PASSWORD}'); "
     "u.groups.add(Group.objects.get(name='coordinators'))"
 )
@@ -61,9 +65,7 @@ def empty_site() -> Iterator[Daphne]:
         port = free_port()
         env = database.env(EVALSITE_BASE_URL=f"http://127.0.0.1:{port}")
         database.manage("migrate", "--noinput", env=env)
-        database.manage("load_task_cards", env=env)
-        database.manage("build_booking_world", "--days", "1", env=env)
-        database.manage("shell", "-c", CREATE_COORDINATOR, env=env)
+        database.manage("shell", "-c", SET_UP, env=env)
         with Daphne(env, port=port) as server:
             yield server
 

@@ -186,9 +186,9 @@ def crawl_axe(browser: Browser, base_url: str, role: str, pages: dict[str, str])
         AXED.add(name)
         if name in MAIN_PAGES:
             page.screenshot(path=shot_name(role, "en", name, 1280), full_page=True)
+        page.add_script_tag(url=f"{base_url}/static/vendor/axe-core/axe.min.js")
         for scheme, options in (("light", "{}"), ("dark", "{runOnly: ['color-contrast']}")):
             page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
-            page.add_script_tag(url=f"{base_url}/static/vendor/axe-core/axe.min.js")
             found = serious(page.evaluate(f"axe.run(document, {options}).then(r => r.violations)"))
             AXE_COUNTS[scheme] = AXE_COUNTS.get(scheme, 0) + len(found)
             for problem in found:
