@@ -365,6 +365,7 @@ def import_transcripts(request: HttpRequest) -> HttpResponse:
                 "format": form.cleaned_data["format"],
                 "personas": str(store_upload(personas)) if personas else None,
                 "dedupe_cells": form.cleaned_data["dedupe_cells"],
+                "on_annotated": form.cleaned_data["on_annotated"],
             },
         )
     return _render_imports(request, transcripts_form=form)

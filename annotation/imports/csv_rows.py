@@ -16,12 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotation.imports.limits import read_lines
+from annotation.imports.limits import read_lines, too_large, transcript_limit
 from annotation.imports.problems import FieldError, ImportFailed, Problem, Problems
 from annotation.imports.progress import Progress, count_lines, report_progress
 from annotation.imports.result import ImportResult
 from annotation.imports.shape import TURN_ROLES
-from annotation.imports.writer import TranscriptBatchWriter, import_validated, resolve_campaign
+from annotation.imports.writer import (
+    REFUSE,
+    TranscriptBatchWriter,
+    import_validated,
+    resolve_campaign,
+)
 
 _CSV_REQUIRED = ("id", "turn", "role", "text")
 _CSV_TRANSCRIPT_COLUMNS = (
@@ -80,6 +85,7 @@ class _CsvTranscript:
     values: dict[str, str] = field(default_factory=dict)
     value_lines: dict[str, int] = field(default_factory=dict)
     turns: list[dict[str, Any]] = field(default_factory=list)
+    size: int = 0
 
     def as_json_shape(self) -> dict[str, Any]:
         values = self.values
@@ -118,16 +124,21 @@ class _CsvTranscript:
 
 
 def import_csv(
-    path: str | Path, campaign: str, *, progress: Progress | None = None
+    path: str | Path,
+    campaign: str,
+    *,
+    on_annotated: str = REFUSE,
+    progress: Progress | None = None,
 ) -> ImportResult:
     """One row per turn; the rows of a transcript are contiguous and numbered from 1."""
     path = Path(path)
     _, rubric = resolve_campaign(campaign)
-    writer = TranscriptBatchWriter(rubric)
+    writer = TranscriptBatchWriter(rubric, on_annotated=on_annotated)
     problems = Problems()
     started = time.perf_counter()
     estimate = count_lines(path)
     rows_read = 0
+    limit = transcript_limit()
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle)
         records = _records(reader, path, problems)
@@ -199,6 +210,13 @@ def import_csv(
                     continue
                 current = _CsvTranscript(external_id, record_line)
             if broken:
+                continue
+            current.size += sum(len(cell.encode()) for cell in record)
+            if current.size > limit:
+                problems.add(
+                    Problem(path.name, f"id {external_id!r} {too_large(limit)}", record_line)
+                )
+                broken = True
                 continue
             try:
                 _csv_turn(current, cells, record_line)
