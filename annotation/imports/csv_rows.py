@@ -27,6 +27,7 @@ from annotation.imports.writer import (
     import_validated,
     resolve_campaign,
 )
+from evalsite.storable_text import unstorable
 
 _CSV_REQUIRED = ("id", "turn", "role", "text")
 _CSV_TRANSCRIPT_COLUMNS = (
@@ -211,6 +212,10 @@ def import_csv(
                 current = _CsvTranscript(external_id, record_line)
             if broken:
                 continue
+            if (bad := _unstorable_cell(cells)) is not None:
+                problems.add(Problem(path.name, bad, record_line))
+                broken = True
+                continue
             current.size += sum(len(cell.encode()) for cell in record)
             if current.size > limit:
                 problems.add(
@@ -256,6 +261,14 @@ def _records(reader: Iterator[list[str]], path: Path, problems: Problems) -> Ite
             problems.add(Problem(path.name, f"the line {detail}", number))
             return
         yield record
+
+
+def _unstorable_cell(cells: dict[str, str]) -> str | None:
+    """The first cell no database can store (NUL, lone surrogate), named by its column."""
+    for column, cell in cells.items():
+        if (problem := unstorable(cell)) is not None:
+            return f"{column} cannot be stored: {problem}"
+    return None
 
 
 def _csv_turn(transcript: _CsvTranscript, cells: dict[str, str], line: int) -> None:

@@ -320,6 +320,7 @@ def write_transcripts(
     result.versioned = len(annotated)
     result.updated = len(current) - result.versioned
     result.created = result.transcripts - len(current)
+    result.llm_scores = writer.scores.count
     return campaign
 
 
