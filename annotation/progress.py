@@ -54,7 +54,9 @@ def campaign_figures(campaign: Campaign, *, fresh: bool = False) -> CampaignFigu
         items=campaign.transcripts.filter(superseded_at__isnull=True).count(),
         team=campaign.annotators.count(),
         submitted=Assignment.objects.filter(
-            campaign=campaign, status=Assignment.Status.SUBMITTED
+            campaign=campaign,
+            status=Assignment.Status.SUBMITTED,
+            transcript__superseded_at__isnull=True,
         ).count(),
     )
     cache.set(key, figures, FIGURES_SECONDS)

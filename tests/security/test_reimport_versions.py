@@ -17,6 +17,7 @@ from annotation import queue
 from annotation.imports.formats import import_transcripts
 from annotation.imports.problems import ImportFailed
 from annotation.models import Assignment, Campaign, Response, Transcript
+from annotation.progress import campaign_figures
 from annotation.report.scores import long_scores
 from annotation.report.workbook import human_score_rows
 from evalsite import jobs
@@ -74,6 +75,8 @@ def test_keeping_versions_leaves_the_scores_with_the_text_they_scored(
     assert not new.responses.exists()
     updated = campaign.transcripts.get(external_id="t9")
     assert (updated.version, updated.turns) == (1, NEW)
+    figures = campaign_figures(campaign, fresh=True)
+    assert (figures.items, figures.submitted) == (2, 0), "progress counts current versions"
 
 
 def test_a_new_version_that_is_annotated_again_gets_the_next_version(
