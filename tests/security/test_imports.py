@@ -107,10 +107,10 @@ def test_every_zip_member_problem_is_named_by_member(tmp_path: Path) -> None:
     sample = Path(__file__).parents[1] / "annotation" / "data" / "concept4crs"
     dialogue = (sample / "chatgpt" / "redial_eval" / "102_3_profile1_attribute0.json").read_text()
     archive = tmp_path / "hostile.zip"
-    members = {
-        "1": dialogue.replace("Hello!", "Hel\\u0000lo"),
-        "2": dialogue.replace("Hello!", "Hel\\udc00lo"),
-        "3": "[" * 100_000 + "]" * 100_000,
+    members: dict[str, bytes] = {
+        "1": dialogue.replace("Hello!", "Hel\\u0000lo").encode(),
+        "2": dialogue.replace("Hello!", "Hel\\udc00lo").encode(),
+        "3": ("[" * 100_000 + "]" * 100_000).encode(),
         "4": b"\xff\xfe{}",
     }
     with zipfile.ZipFile(archive, "w") as bundle:
