@@ -88,3 +88,18 @@ def test_the_alignment_page_explains_the_rule(campaign: Campaign) -> None:
             reverse("annotation_alignment:page", args=[campaign.pk]), HTTP_ACCEPT_LANGUAGE="en"
         )
     assert "an adjudicator gets no new items of this campaign" in page.content.decode()
+
+
+def test_the_annotation_page_tells_an_adjudicator_why_nothing_is_given(
+    campaign: Campaign,
+) -> None:
+    both = person("both", "annotators")
+    alignment_of(campaign).adjudicators.add(both)
+    with translation.override("en"):
+        page = client_for(both).get(
+            reverse("annotation:work", args=[campaign.pk]), HTTP_ACCEPT_LANGUAGE="en"
+        )
+    html = page.content.decode()
+    assert page.status_code == 200 and MARKER not in html
+    assert "You adjudicate this campaign" in html
+    assert not Assignment.objects.filter(annotator=both).exists()
