@@ -122,11 +122,12 @@ def gather_inputs(campaign: Campaign) -> ScorecardInputs:
     """The campaign's dialogue transcripts, the mean submitted human answer per transcript and
     dimension, every LLM score by evaluator, and the catalogs of its datasets.
 
-    Pairwise items and pairwise questions are left out: the scorecard measures dialogues.
+    Pairwise items and pairwise questions are left out: the scorecard measures dialogues, each
+    once, as it now stands (a version a re-import replaced is left out).
     Answers still held or skipped do not count, as in the agreement report.
     """
     rows = list(
-        campaign.transcripts.filter(kind=Transcript.Kind.DIALOGUE)
+        campaign.transcripts.filter(kind=Transcript.Kind.DIALOGUE, superseded_at__isnull=True)
         .order_by("position", "pk")
         .values(*ROW_FIELDS)
     )

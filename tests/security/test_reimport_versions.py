@@ -14,6 +14,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation import queue
+from annotation.concept.scorecard import gather_inputs
 from annotation.imports.formats import import_transcripts
 from annotation.imports.problems import ImportFailed
 from annotation.models import Assignment, Campaign, Response, Transcript
@@ -196,3 +197,15 @@ def test_refusing_names_the_rows_and_changes_nothing(tmp_path: Path, annotator: 
         import_transcripts(path, "Versions", format="jsonl")
     assert "line 2: transcript 't1' already has annotations" in raised.value.summary
     assert list(Transcript.objects.values_list("turns", flat=True)) == [OLD, OLD]
+
+
+def test_the_concept_scorecard_counts_each_dialogue_once_as_it_now_stands(
+    tmp_path: Path, annotator: User
+) -> None:
+    campaign = annotated_campaign(tmp_path, annotator)
+    reimport(tmp_path)
+    rows = gather_inputs(campaign).rows
+    assert sorted((row["external_id"], row["turns"]) for row in rows) == [
+        ("t1", NEW),
+        ("t9", NEW),
+    ]
