@@ -136,6 +136,7 @@ def gather_inputs(campaign: Campaign) -> ScorecardInputs:
             assignment__campaign=campaign,
             assignment__status=Assignment.Status.SUBMITTED,
             transcript__kind=Transcript.Kind.DIALOGUE,
+            transcript__superseded_at__isnull=True,
         )
         .exclude(dimension__kind=Dimension.Kind.PAIRWISE)
         .order_by()
@@ -147,7 +148,9 @@ def gather_inputs(campaign: Campaign) -> ScorecardInputs:
         human.setdefault(external_id, {})[dimension] = float(mean)
     scores = (
         LLMScore.objects.filter(
-            transcript__campaign=campaign, transcript__kind=Transcript.Kind.DIALOGUE
+            transcript__campaign=campaign,
+            transcript__kind=Transcript.Kind.DIALOGUE,
+            transcript__superseded_at__isnull=True,
         )
         .exclude(dimension__kind=Dimension.Kind.PAIRWISE)
         .order_by()

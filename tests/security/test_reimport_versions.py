@@ -204,8 +204,9 @@ def test_the_concept_scorecard_counts_each_dialogue_once_as_it_now_stands(
 ) -> None:
     campaign = annotated_campaign(tmp_path, annotator)
     reimport(tmp_path)
-    rows = gather_inputs(campaign).rows
-    assert sorted((row["external_id"], row["turns"]) for row in rows) == [
+    inputs = gather_inputs(campaign)
+    assert sorted((row["external_id"], row["turns"]) for row in inputs.rows) == [
         ("t1", NEW),
         ("t9", NEW),
     ]
+    assert inputs.human_scores == {}, "the replaced text's scores do not count for the new one"
