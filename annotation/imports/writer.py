@@ -239,8 +239,14 @@ class _Current:
     annotated: bool
 
 
-def _current_versions(campaign: Campaign, ids: list[str]) -> dict[str, _Current]:
+def _current_versions(campaign: Campaign, ids: list[str]) -> tuple[dict[str, _Current], int]:
+    """The current versions the import names that are annotated or past version 1 (the rows
+    whose place or version the writer must know), and how many of the ids exist at all.
+
+    Only those few are kept: a re-import of every id of a large campaign holds no more than
+    a chunk of them at a time."""
     found: dict[str, _Current] = {}
+    existing = 0
     current = campaign.transcripts.filter(superseded_at__isnull=True)
     for start in range(0, len(ids), 500):
         chunk = current.filter(external_id__in=ids[start : start + 500])
@@ -248,8 +254,10 @@ def _current_versions(campaign: Campaign, ids: list[str]) -> dict[str, _Current]
         for pk, external_id, version, position in chunk.values_list(
             "pk", "external_id", "version", "position"
         ):
-            found[external_id] = _Current(pk, version, position, pk in annotated)
-    return found
+            existing += 1
+            if pk in annotated or version != 1:
+                found[external_id] = _Current(pk, version, position, pk in annotated)
+    return found, existing
 
 
 def _refuse_annotated(annotated: list[str], first_seen: Mapping[str, str]) -> None:
@@ -298,7 +306,7 @@ def write_transcripts(
         campaign, result.campaign_created = Campaign.objects.get_or_create(
             name=campaign_name, defaults={"rubric": rubric}
         )
-        current = _current_versions(campaign, list(writer.first_seen))
+        current, existing = _current_versions(campaign, list(writer.first_seen))
         annotated = [key for key, entry in current.items() if entry.annotated]
         if annotated and writer.on_annotated == REFUSE:
             _refuse_annotated(annotated, writer.first_seen)
@@ -318,15 +326,16 @@ def write_transcripts(
     result.lock_seconds = time.perf_counter() - started
     result.transcripts = writer.spool.count
     result.versioned = len(annotated)
-    result.updated = len(current) - result.versioned
-    result.created = result.transcripts - len(current)
+    result.updated = existing - result.versioned
+    result.created = result.transcripts - existing
     result.llm_scores = writer.scores.count
     return campaign
 
 
 def _placed(row: PreparedRow, last: int, current: Mapping[str, _Current]) -> PreparedRow:
-    """The row with its place and version: a new transcript goes after the campaign's last,
-    a new version takes its transcript's place and the next number."""
+    """The row with its place and version: a new transcript goes after the campaign's last
+    (a transcript at version 1 that exists keeps its place: the update leaves it), a new
+    version takes its transcript's place and the next number."""
     found = current.get(row[1])
     if found is None:
         return (last + row[0], *row[1:])
