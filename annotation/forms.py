@@ -193,6 +193,23 @@ class ImportTranscriptsForm(forms.Form):
             "dataset, and skips the other files of it."
         ),
     )
+    on_annotated = forms.ChoiceField(
+        label=_("Rows of transcripts that already have annotations"),
+        choices=[
+            ("refuse", _("Refuse the import and name those rows")),
+            ("version", _("Keep versions: the new content becomes a new version to annotate")),
+        ],
+        initial="refuse",
+        required=False,
+        widget=forms.RadioSelect,
+        help_text=_(
+            "Annotations always stay with the text they scored; reports and exports name the "
+            "version, e.g. “t1 (v2)”. Rows of transcripts without annotations are updated."
+        ),
+    )
+
+    def clean_on_annotated(self) -> str:
+        return str(self.cleaned_data.get("on_annotated") or "refuse")
 
     def clean_new_campaign(self) -> str:
         name: str = self.cleaned_data["new_campaign"].strip()

@@ -16,6 +16,7 @@ from annotation.imports.formats import import_transcripts
 from annotation.imports.llm_scores import import_llm_scores
 from annotation.imports.problems import ImportFailed
 from annotation.imports.progress import Progress
+from annotation.imports.writer import REFUSE
 from evalsite import jobs
 from evalsite.jobs import JobContext, JobError, job_kind
 from evalsite.models import Job
@@ -58,8 +59,8 @@ def _progress(context: JobContext) -> Progress:
 
 @job_kind("annotation.import_transcripts")
 def import_transcripts_job(context: JobContext) -> dict[str, Any]:
-    """params: path, campaign, format, personas (optional), dedupe_cells (optional), uploaded
-    (delete the files after)."""
+    """params: path, campaign, format, personas (optional), dedupe_cells (optional),
+    on_annotated (optional: refuse or version), uploaded (delete the files after)."""
     params = context.params
     try:
         result = import_transcripts(
@@ -68,6 +69,7 @@ def import_transcripts_job(context: JobContext) -> dict[str, Any]:
             format=params["format"],
             personas=params.get("personas"),
             dedupe_cells=bool(params.get("dedupe_cells")),
+            on_annotated=params.get("on_annotated") or REFUSE,
             progress=_progress(context),
         )
     except ImportFailed as failure:

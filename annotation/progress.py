@@ -51,10 +51,12 @@ def campaign_figures(campaign: Campaign, *, fresh: bool = False) -> CampaignFigu
         if isinstance(cached, CampaignFigures):
             return cached
     figures = CampaignFigures(
-        items=campaign.transcripts.count(),
+        items=campaign.transcripts.filter(superseded_at__isnull=True).count(),
         team=campaign.annotators.count(),
         submitted=Assignment.objects.filter(
-            campaign=campaign, status=Assignment.Status.SUBMITTED
+            campaign=campaign,
+            status=Assignment.Status.SUBMITTED,
+            transcript__superseded_at__isnull=True,
         ).count(),
     )
     cache.set(key, figures, FIGURES_SECONDS)
@@ -187,13 +189,17 @@ class CoverageBin:
 def coverage(campaign: Campaign) -> list[CoverageBin]:
     """How many items have 0, 1, … R submitted annotations."""
     per_item = (
-        Assignment.objects.filter(campaign=campaign, status=Assignment.Status.SUBMITTED)
+        Assignment.objects.filter(
+            campaign=campaign,
+            status=Assignment.Status.SUBMITTED,
+            transcript__superseded_at__isnull=True,
+        )
         .values("transcript")
         .annotate(n=Count("pk"))
         .values_list("n", flat=True)
     )
     counts = Counter(per_item)
-    total = campaign.transcripts.count()
+    total = campaign.transcripts.filter(superseded_at__isnull=True).count()
     counts[0] = total - sum(counts.values())
     top = max([campaign.annotations_per_item, *counts])
     return [

@@ -36,7 +36,7 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.models import Assignment, Campaign, Dimension, Response, Transcript
+from annotation.models import Alignment, Assignment, Campaign, Dimension, Response, Transcript
 
 # A longer time on task is a tab left open, not work; it is stored as this cap.
 MAX_TIME_ON_TASK_MS = 2 * 60 * 60 * 1000
@@ -157,9 +157,14 @@ def next_for(
         )
         if held is not None:
             return held
+        if Alignment.objects.filter(campaign=campaign, adjudicators=user).exists():
+            # Adjudicators see LLM scores: they annotate no new items of the campaign.
+            return None
         candidates = (
             Transcript.objects.filter(
-                campaign=campaign, active_count__lt=campaign.annotations_per_item
+                campaign=campaign,
+                active_count__lt=campaign.annotations_per_item,
+                superseded_at__isnull=True,
             )
             .filter(~Exists(Assignment.objects.filter(transcript=OuterRef("pk"), annotator=user)))
             .order_by("-active_count", tie_break(campaign, user), "pk")
@@ -205,6 +210,11 @@ def submit(
             raise ItemUnavailable(_("This item was not given to you."))
         if assignment.status == Assignment.Status.SKIPPED:
             raise ItemUnavailable(_("You skipped this item."))
+        if (
+            assignment.status != Assignment.Status.SUBMITTED
+            and Transcript.objects.filter(pk=transcript.pk, superseded_at__isnull=False).exists()
+        ):
+            raise ItemUnavailable(_("This item was replaced by a newer version."))
         if assignment.status == Assignment.Status.EXPIRED:
             taken = (
                 _locked(Transcript.objects.filter(pk=transcript.pk))

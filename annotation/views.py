@@ -21,6 +21,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect, push_url
 
 from annotation import progress, queue
+from annotation.alignment.adjudication import is_adjudicator
 from annotation.forms import AnswerForm, ImportScoresForm, ImportTranscriptsForm
 from annotation.imports.formats import guess_format
 from annotation.jobs import store_upload
@@ -146,8 +147,13 @@ def _bars(
 def _done_context(
     request: HttpRequest, campaign: Campaign, *, fresh: bool = False
 ) -> dict[str, Any]:
-    """Nothing is left for the annotator: their bar says done, whatever their share was."""
-    return {"campaign": campaign, **_bars(request, campaign, fresh=fresh, finished=True)}
+    """Nothing is left for the annotator: their bar says done, whatever their share was.
+    An adjudicator of the campaign is told why the queue gives them nothing."""
+    return {
+        "campaign": campaign,
+        "adjudicator": is_adjudicator(request.user, campaign),
+        **_bars(request, campaign, fresh=fresh, finished=True),
+    }
 
 
 @annotator_required
@@ -365,6 +371,7 @@ def import_transcripts(request: HttpRequest) -> HttpResponse:
                 "format": form.cleaned_data["format"],
                 "personas": str(store_upload(personas)) if personas else None,
                 "dedupe_cells": form.cleaned_data["dedupe_cells"],
+                "on_annotated": form.cleaned_data["on_annotated"],
             },
         )
     return _render_imports(request, transcripts_form=form)

@@ -10,6 +10,8 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from evalsite import roles
+from evalsite.endpoint_url import MAX_LENGTH as MAX_URL_LENGTH
+from evalsite.endpoint_url import EndpointURLError, endpoint_url
 from intent.labels import SMP_LABELS
 from intent.models import Team, Track, Utterance
 
@@ -122,10 +124,10 @@ class SubmissionForm(forms.Form):
 
 
 class EndpointForm(forms.ModelForm[Team]):
-    endpoint_url = forms.URLField(
+    endpoint_url = forms.CharField(
         label=_("Endpoint URL"),
         required=False,
-        assume_scheme="http",
+        max_length=MAX_URL_LENGTH,
         help_text=_(
             'EvalSite POSTs {"sentencesList": [{"id", "content"}]} and expects '
             '{"resultsList": [{"id", "result"}]} within 4 seconds per batch.'
@@ -135,3 +137,17 @@ class EndpointForm(forms.ModelForm[Team]):
     class Meta:
         model = Team
         fields = ["endpoint_url"]
+
+    def clean_endpoint_url(self) -> str:
+        """The same check as systems' endpoints: form, port, and the operator's host list."""
+        value: str = self.cleaned_data["endpoint_url"]
+        if not value:
+            return ""
+        try:
+            return endpoint_url(value)
+        except EndpointURLError as error:
+            raise forms.ValidationError(
+                _("This endpoint URL cannot be used: %(reason)s."),
+                code="endpoint_url",
+                params={"reason": str(error)},
+            ) from None

@@ -1,9 +1,11 @@
 """The adjudication queue's evidence and decisions.
 
-Coordinators and the campaign's designated adjudicators may adjudicate; nobody else, whatever
-other role they hold, reaches these pages, so this is the only place outside the coordinator's
-pages where LLM scores and other people's answers are shown. An adjudication is the resolved
-score of one (transcript, dimension), with a reason tag from the editable list.
+Coordinators and the campaign's designated adjudicators may adjudicate (an adjudicator who
+also annotates the campaign only once they hold no item of it, and the queue gives them no
+new one); nobody else, whatever other role they hold, reaches these pages, so this is the
+only place outside the coordinator's pages where LLM scores and other people's answers are
+shown. An adjudication is the resolved score of one (transcript, dimension), with a reason tag
+from the editable list.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.exceptions import PermissionDenied
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 from annotation.models import (
     Adjudication,
@@ -24,17 +28,48 @@ from annotation.models import (
     Response,
     Transcript,
 )
+from annotation.models.transcript import version_label
 from evalsite.roles import COORDINATORS, has_role
 
 
-def may_adjudicate(user: Any, campaign: Campaign) -> bool:
-    """Coordinators, and the people the campaign names as adjudicators."""
-    if has_role(user, COORDINATORS):
-        return True
+def is_adjudicator(user: Any, campaign: Campaign) -> bool:
+    """Whether the campaign names ``user`` among its adjudicators."""
     return bool(
         user.is_authenticated
         and Alignment.objects.filter(campaign=campaign, adjudicators=user).exists()
     )
+
+
+def holds_items(user: Any, campaign: Campaign) -> bool:
+    """Whether ``user`` holds an item of ``campaign`` they have not submitted yet."""
+    return Assignment.objects.filter(
+        campaign=campaign, annotator=user, status=Assignment.Status.HELD
+    ).exists()
+
+
+class StillAnnotating(PermissionDenied):
+    """An adjudicator who still holds an item to annotate in the campaign."""
+
+
+def may_adjudicate(user: Any, campaign: Campaign) -> bool:
+    """Coordinators, and the people the campaign names as adjudicators.
+
+    Adjudication shows LLM scores, which annotators must never see while they annotate. So an
+    adjudicator gets no new items of the campaign (`annotation.queue.next_for`), and cannot
+    adjudicate while holding one: raises `StillAnnotating`, whose message says so.
+    """
+    if has_role(user, COORDINATORS):
+        return True
+    if not is_adjudicator(user, campaign):
+        return False
+    if holds_items(user, campaign):
+        raise StillAnnotating(
+            _(
+                "You still hold an item to annotate in this campaign. Adjudication shows LLM "
+                "scores, so submit or skip it first; as an adjudicator you get no new items."
+            )
+        )
+    return True
 
 
 @dataclass(frozen=True)
@@ -115,8 +150,9 @@ def record_adjudication(
 
 def decided(campaign: Campaign) -> set[tuple[str, str]]:
     """The (item, dimension key) pairs already adjudicated."""
-    return set(
-        Adjudication.objects.filter(transcript__campaign=campaign).values_list(
-            "transcript__external_id", "dimension__key"
-        )
-    )
+    return {
+        (version_label(external_id, version), key)
+        for external_id, version, key in Adjudication.objects.filter(
+            transcript__campaign=campaign
+        ).values_list("transcript__external_id", "transcript__version", "dimension__key")
+    }

@@ -15,7 +15,7 @@ from annotation.alignment.comparison import DimensionScores
 from annotation.alignment.stored_split import held_out_ids
 from annotation.models import Campaign, Dimension
 from annotation.report.dimensions import DimensionSpec
-from annotation.report.scores import long_scores
+from annotation.report.scores import item_pks, long_scores
 from evalsite.agreement.score_matrix import ScoreMatrix
 
 
@@ -28,8 +28,8 @@ def aligned_dimensions(campaign: Campaign) -> list[Dimension]:
 def campaign_scores(campaign: Campaign, versions: Sequence[str]) -> list[DimensionScores]:
     """Every Likert dimension that people scored, with each of ``versions``' scores."""
     held_out = held_out_ids(campaign)
-    order = list(campaign.transcripts.order_by("position", "pk").values_list("pk", "external_id"))
-    held = {external for pk, external in order if pk in held_out}
+    order = list(item_pks(campaign).items())
+    held = {external for external, pk in order if pk in held_out}
     frame = long_scores(campaign)
     results = []
     for dimension in aligned_dimensions(campaign):
@@ -38,7 +38,7 @@ def campaign_scores(campaign: Campaign, versions: Sequence[str]) -> list[Dimensi
         people = rows[~rows["is_llm"]]
         if people.empty:
             continue
-        items = [external for _, external in order if external in set(people["item"])]
+        items = [external for external, _ in order if external in set(people["item"])]
         humans = sorted(set(people["rater"]))
         human_scores = (
             people.pivot_table(index="item", columns="rater", values="score", aggfunc="first")

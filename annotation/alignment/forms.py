@@ -39,6 +39,9 @@ class AdjudicatorsForm(forms.Form):
         required=False,
         widget=forms.CheckboxSelectMultiple,
         help_text=_(
-            "They see every score and the LLM's rationale, on the adjudication pages only."
+            "They see every score and the LLM's rationale, on the adjudication pages only. "
+            "So that no annotator sees LLM scores while annotating, an adjudicator gets no new "
+            "items of this campaign, and cannot adjudicate while still holding one: name "
+            "annotators here once they have finished."
         ),
     )

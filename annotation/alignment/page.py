@@ -19,6 +19,7 @@ from annotation.alignment.triage import (
     overall_disagreements,
 )
 from annotation.models import Campaign, EvaluatorVersion, LLMScore, SplitItem
+from annotation.report.scores import item_pks
 from evalsite.language import is_chinese
 
 RESAMPLES = 1000
@@ -156,7 +157,7 @@ def adjudication_queue(campaign: Campaign, version: str | None) -> Queue:
     if version is None:
         return Queue(None, (), (), ())
     data = campaign_scores(campaign, [version])
-    ids = dict(campaign.transcripts.values_list("external_id", "pk"))
+    ids = item_pks(campaign)
     done = decided(campaign)
     names = _names(campaign)
     overall = tuple(

@@ -424,7 +424,7 @@ def filtered_transcripts(
 ) -> tuple[QuerySet[Transcript], list[tuple[str, str]]]:
     """The campaign's dialogues filtered by system, dataset, persona and acceptance, and the
     filters that were applied."""
-    found = campaign.transcripts.filter(kind=Transcript.Kind.DIALOGUE)
+    found = campaign.transcripts.filter(kind=Transcript.Kind.DIALOGUE, superseded_at__isnull=True)
     applied: list[tuple[str, str]] = []
     for name in FILTERS:
         if name in query:

@@ -122,11 +122,12 @@ def gather_inputs(campaign: Campaign) -> ScorecardInputs:
     """The campaign's dialogue transcripts, the mean submitted human answer per transcript and
     dimension, every LLM score by evaluator, and the catalogs of its datasets.
 
-    Pairwise items and pairwise questions are left out: the scorecard measures dialogues.
+    Pairwise items and pairwise questions are left out: the scorecard measures dialogues, each
+    once, as it now stands (a version a re-import replaced is left out).
     Answers still held or skipped do not count, as in the agreement report.
     """
     rows = list(
-        campaign.transcripts.filter(kind=Transcript.Kind.DIALOGUE)
+        campaign.transcripts.filter(kind=Transcript.Kind.DIALOGUE, superseded_at__isnull=True)
         .order_by("position", "pk")
         .values(*ROW_FIELDS)
     )
@@ -135,6 +136,7 @@ def gather_inputs(campaign: Campaign) -> ScorecardInputs:
             assignment__campaign=campaign,
             assignment__status=Assignment.Status.SUBMITTED,
             transcript__kind=Transcript.Kind.DIALOGUE,
+            transcript__superseded_at__isnull=True,
         )
         .exclude(dimension__kind=Dimension.Kind.PAIRWISE)
         .order_by()
@@ -146,7 +148,9 @@ def gather_inputs(campaign: Campaign) -> ScorecardInputs:
         human.setdefault(external_id, {})[dimension] = float(mean)
     scores = (
         LLMScore.objects.filter(
-            transcript__campaign=campaign, transcript__kind=Transcript.Kind.DIALOGUE
+            transcript__campaign=campaign,
+            transcript__kind=Transcript.Kind.DIALOGUE,
+            transcript__superseded_at__isnull=True,
         )
         .exclude(dimension__kind=Dimension.Kind.PAIRWISE)
         .order_by()

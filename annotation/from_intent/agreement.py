@@ -58,7 +58,9 @@ class IntentAgreement:
 def _answers(campaign: Campaign) -> dict[tuple[str, str], int]:
     """(transcript external id, annotator name) → chosen level."""
     rows = Response.objects.filter(
-        transcript__campaign=campaign, dimension__key=QUESTION_KEY
+        transcript__campaign=campaign,
+        transcript__superseded_at__isnull=True,
+        dimension__key=QUESTION_KEY,
     ).values_list("transcript__external_id", "assignment__annotator__username", "value")
     return {(item, who): value for item, who, value in rows}
 
@@ -121,7 +123,10 @@ def _llm_labeller(
 ) -> LLMLabeller:
     chosen = dict(
         LLMScore.objects.filter(
-            transcript__campaign=campaign, dimension__key=QUESTION_KEY, evaluator=evaluator
+            transcript__campaign=campaign,
+            transcript__superseded_at__isnull=True,
+            dimension__key=QUESTION_KEY,
+            evaluator=evaluator,
         ).values_list("transcript__external_id", "score")
     )
     keys = sorted(key for key in chosen if key in gold_of)

@@ -37,7 +37,12 @@ from annotation.imports.limits import TooLarge, read_bounded, transcript_limit
 from annotation.imports.problems import FieldError, ImportFailed, Problem, Problems
 from annotation.imports.progress import Progress, report_progress
 from annotation.imports.result import ImportResult
-from annotation.imports.writer import TranscriptBatchWriter, import_validated, resolve_campaign
+from annotation.imports.writer import (
+    REFUSE,
+    TranscriptBatchWriter,
+    import_validated,
+    resolve_campaign,
+)
 from evalsite.user_simulation import has_end_mark
 
 _CONCEPT_FILE = re.compile(
@@ -272,6 +277,7 @@ def import_concept4crs(
     *,
     personas: str | Path | None = None,
     dedupe_cells: bool = False,
+    on_annotated: str = REFUSE,
     progress: Progress | None = None,
 ) -> ImportResult:
     """A Concept4CRS directory or zip: ``<system>/<dataset>/<dialog>_<turn>_profile<P>_...``.
@@ -281,7 +287,7 @@ def import_concept4crs(
     source = Path(path)
     persona_table = read_personas(personas) if personas is not None else None
     _, rubric = resolve_campaign(campaign)
-    writer = TranscriptBatchWriter(rubric)
+    writer = TranscriptBatchWriter(rubric, on_annotated=on_annotated)
     problems = Problems()
     started = time.perf_counter()
     files, ignored, close_source = _concept_files(source)

@@ -16,12 +16,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotation.imports.limits import read_lines
+from annotation.imports.limits import read_lines, too_large, transcript_limit
 from annotation.imports.problems import FieldError, ImportFailed, Problem, Problems
 from annotation.imports.progress import Progress, count_lines, report_progress
 from annotation.imports.result import ImportResult
 from annotation.imports.shape import TURN_ROLES
-from annotation.imports.writer import TranscriptBatchWriter, import_validated, resolve_campaign
+from annotation.imports.writer import (
+    REFUSE,
+    TranscriptBatchWriter,
+    import_validated,
+    resolve_campaign,
+)
+from evalsite.storable_text import unstorable
 
 _CSV_REQUIRED = ("id", "turn", "role", "text")
 _CSV_TRANSCRIPT_COLUMNS = (
@@ -80,6 +86,7 @@ class _CsvTranscript:
     values: dict[str, str] = field(default_factory=dict)
     value_lines: dict[str, int] = field(default_factory=dict)
     turns: list[dict[str, Any]] = field(default_factory=list)
+    size: int = 0
 
     def as_json_shape(self) -> dict[str, Any]:
         values = self.values
@@ -118,16 +125,21 @@ class _CsvTranscript:
 
 
 def import_csv(
-    path: str | Path, campaign: str, *, progress: Progress | None = None
+    path: str | Path,
+    campaign: str,
+    *,
+    on_annotated: str = REFUSE,
+    progress: Progress | None = None,
 ) -> ImportResult:
     """One row per turn; the rows of a transcript are contiguous and numbered from 1."""
     path = Path(path)
     _, rubric = resolve_campaign(campaign)
-    writer = TranscriptBatchWriter(rubric)
+    writer = TranscriptBatchWriter(rubric, on_annotated=on_annotated)
     problems = Problems()
     started = time.perf_counter()
     estimate = count_lines(path)
     rows_read = 0
+    limit = transcript_limit()
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle)
         records = _records(reader, path, problems)
@@ -200,6 +212,17 @@ def import_csv(
                 current = _CsvTranscript(external_id, record_line)
             if broken:
                 continue
+            if (bad := _unstorable_cell(cells)) is not None:
+                problems.add(Problem(path.name, bad, record_line))
+                broken = True
+                continue
+            current.size += sum(len(cell.encode()) for cell in record)
+            if current.size > limit:
+                problems.add(
+                    Problem(path.name, f"id {external_id!r} {too_large(limit)}", record_line)
+                )
+                broken = True
+                continue
             try:
                 _csv_turn(current, cells, record_line)
             except FieldError as exc:
@@ -238,6 +261,14 @@ def _records(reader: Iterator[list[str]], path: Path, problems: Problems) -> Ite
             problems.add(Problem(path.name, f"the line {detail}", number))
             return
         yield record
+
+
+def _unstorable_cell(cells: dict[str, str]) -> str | None:
+    """The first cell no database can store (NUL, lone surrogate), named by its column."""
+    for column, cell in cells.items():
+        if (problem := unstorable(cell)) is not None:
+            return f"{column} cannot be stored: {problem}"
+    return None
 
 
 def _csv_turn(transcript: _CsvTranscript, cells: dict[str, str], line: int) -> None:

@@ -14,16 +14,25 @@ from annotation.imports.limits import read_lines
 from annotation.imports.problems import FieldError, Problem, Problems
 from annotation.imports.progress import Progress, count_lines, report_progress
 from annotation.imports.result import ImportResult
-from annotation.imports.writer import TranscriptBatchWriter, import_validated, resolve_campaign
+from annotation.imports.writer import (
+    REFUSE,
+    TranscriptBatchWriter,
+    import_validated,
+    resolve_campaign,
+)
 
 
 def import_jsonl(
-    path: str | Path, campaign: str, *, progress: Progress | None = None
+    path: str | Path,
+    campaign: str,
+    *,
+    on_annotated: str = REFUSE,
+    progress: Progress | None = None,
 ) -> ImportResult:
     """One transcript per line; blank lines are allowed."""
     path = Path(path)
     _, rubric = resolve_campaign(campaign)
-    writer = TranscriptBatchWriter(rubric)
+    writer = TranscriptBatchWriter(rubric, on_annotated=on_annotated)
     problems = Problems()
     started = time.perf_counter()
     estimate = count_lines(path)

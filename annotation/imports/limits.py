@@ -94,9 +94,25 @@ def read_lines(path: Path, limit: int | None = None) -> Iterator[Line]:
                 )
 
 
+def upload_limit() -> int:
+    return int(settings.IMPORT_MAX_UPLOAD_BYTES)
+
+
+def file_too_large(path: Path) -> str | None:
+    """Why the file at ``path`` is over the upload limit, or None; folders are not counted."""
+    limit = upload_limit()
+    size = path.stat().st_size if path.is_file() else 0
+    if size <= limit:
+        return None
+    return (
+        f"is {size_text(size)}; an import may be at most {size_text(limit)} "
+        "(EVALSITE_IMPORT_MAX_UPLOAD_MB)"
+    )
+
+
 def within_upload_limit(upload: UploadedFile) -> None:
     """A form validator: the upload is at most ``IMPORT_MAX_UPLOAD_BYTES``."""
-    limit = int(settings.IMPORT_MAX_UPLOAD_BYTES)
+    limit = upload_limit()
     if upload.size is not None and upload.size > limit:
         raise ValidationError(
             _("This file is %(size)s; an upload may be at most %(limit)s."),

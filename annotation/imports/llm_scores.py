@@ -37,9 +37,9 @@ class _ScoreChecker:
         self.evaluator = evaluator
         self.transcripts = {
             external_id: (pk, kind)
-            for external_id, pk, kind in campaign.transcripts.values_list(
-                "external_id", "pk", "kind"
-            )
+            for external_id, pk, kind in campaign.transcripts.filter(
+                superseded_at__isnull=True
+            ).values_list("external_id", "pk", "kind")
         }
         self.dimensions = {d.key: d for d in campaign.rubric.dimensions.all()}
         self.seen: dict[tuple[int, int], int] = {}

@@ -11,6 +11,8 @@ class ImportResult:
     transcripts: int = 0
     created: int = 0
     updated: int = 0
+    # Annotated transcripts that got a new version (their annotated text kept as it was).
+    versioned: int = 0
     llm_scores: int = 0
     ignored_files: int = 0
     # Concept4CRS: files repeating a persona × attribute cell, and how many of them were skipped.
@@ -25,6 +27,7 @@ class ImportResult:
             "transcripts": self.transcripts,
             "created": self.created,
             "updated": self.updated,
+            "versioned": self.versioned,
             "llm_scores": self.llm_scores,
             "ignored_files": self.ignored_files,
             "duplicate_cells": self.duplicate_cells,

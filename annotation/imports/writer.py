@@ -36,8 +36,13 @@ from annotation.imports.progress import Progress
 from annotation.imports.result import ImportResult
 from annotation.imports.shape import TRANSCRIPT_FIELDS, TranscriptValidator
 from annotation.imports.spool import BATCH_SIZE, Spool
-from annotation.models import Campaign, LLMScore, Rubric, Transcript
+from annotation.models import Assignment, Campaign, LLMScore, Rubric, Transcript
 from annotation.rubrics import default_rubric
+
+# What a re-import does with a transcript people have annotated.
+REFUSE = "refuse"
+VERSION = "version"
+ON_ANNOTATED = (REFUSE, VERSION)
 
 # A row's values in the order of its upsert's fields, already converted for the database.
 PreparedRow = tuple[Any, ...]
@@ -108,8 +113,8 @@ class _Upsert:
 # campaign's last one, which only new transcripts take (a re-import keeps positions).
 _TRANSCRIPT_UPSERT = _Upsert(
     Transcript,
-    ["position", "external_id", *TRANSCRIPT_FIELDS, "shuffle_key"],
-    unique=["campaign", "external_id"],
+    ["position", "external_id", *TRANSCRIPT_FIELDS, "shuffle_key", "version"],
+    unique=["campaign", "external_id", "version"],
     update=TRANSCRIPT_FIELDS,
 )
 _SCORE_UPSERT = _Upsert(
@@ -169,9 +174,16 @@ def upsert_llm_scores(rows: Iterable[LLMScoreRow]) -> int:
 
 
 class TranscriptBatchWriter:
-    """Collects validated transcripts, prepared for the database; checks ids repeat nowhere."""
+    """Collects validated transcripts, prepared for the database; checks ids repeat nowhere.
 
-    def __init__(self, rubric: Rubric) -> None:
+    ``on_annotated`` says what becomes of a row whose transcript already has annotations:
+    ``refuse`` the import, naming those rows, or keep ``version``s (see `write_transcripts`).
+    """
+
+    def __init__(self, rubric: Rubric, *, on_annotated: str = REFUSE) -> None:
+        if on_annotated not in ON_ANNOTATED:
+            raise ValueError(f"on_annotated must be one of {ON_ANNOTATED}, not {on_annotated!r}")
+        self.on_annotated = on_annotated
         self.validator = TranscriptValidator(rubric)
         self.dimensions = {d.key: d.pk for d in rubric.dimensions.all()}
         self.spool = Spool()
@@ -195,6 +207,7 @@ class TranscriptBatchWriter:
                     external_id,
                     *(row[name] for name in TRANSCRIPT_FIELDS),
                     self.shuffle.randrange(2**31),
+                    1,
                 ]
             )
         )
@@ -216,62 +229,118 @@ def resolve_campaign(name: str) -> tuple[Campaign | None, Rubric]:
     return None, default_rubric()
 
 
-def _refuse_annotated(campaign: Campaign, first_seen: Mapping[str, str]) -> None:
+@dataclass(frozen=True)
+class _Current:
+    """The current version of a transcript an import names: its row, version and place."""
+
+    pk: int
+    version: int
+    position: int
+    annotated: bool
+
+
+def _current_versions(campaign: Campaign, ids: list[str]) -> tuple[dict[str, _Current], int]:
+    """The current versions the import names that are annotated or past version 1 (the rows
+    whose place or version the writer must know), and how many of the ids exist at all.
+
+    Only those few are kept: a re-import of every id of a large campaign holds no more than
+    a chunk of them at a time."""
+    found: dict[str, _Current] = {}
+    existing = 0
+    current = campaign.transcripts.filter(superseded_at__isnull=True)
+    for start in range(0, len(ids), 500):
+        chunk = current.filter(external_id__in=ids[start : start + 500])
+        annotated = set(chunk.filter(responses__isnull=False).values_list("pk", flat=True))
+        for pk, external_id, version, position in chunk.values_list(
+            "pk", "external_id", "version", "position"
+        ):
+            existing += 1
+            if pk in annotated or version != 1:
+                found[external_id] = _Current(pk, version, position, pk in annotated)
+    return found, existing
+
+
+def _refuse_annotated(annotated: list[str], first_seen: Mapping[str, str]) -> None:
     """ImportFailed naming every row that would change a transcript people have annotated.
 
-    Their scores belong to the text they scored: a re-import never replaces it. Rows of
-    transcripts without annotations are updated as usual.
+    Their scores belong to the text they scored: a re-import never replaces it.
     """
-    ids = list(first_seen)
-    annotated: list[str] = []
-    for start in range(0, len(ids), 500):
-        annotated += (
-            campaign.transcripts.filter(external_id__in=ids[start : start + 500])
-            .filter(responses__isnull=False)
-            .values_list("external_id", flat=True)
-            .distinct()
-        )
-    if annotated:
-        order = {external_id: n for n, external_id in enumerate(ids)}
-        annotated.sort(key=order.__getitem__)
-        raise ImportFailed(
-            [
-                Problem(
-                    first_seen[external_id],
-                    f"transcript {external_id!r} already has annotations, so a re-import "
-                    "cannot change it; leave the row out or give it a new id",
-                )
-                for external_id in annotated[:MAX_PROBLEMS]
-            ],
-            len(annotated),
+    order = {external_id: n for n, external_id in enumerate(first_seen)}
+    annotated.sort(key=order.__getitem__)
+    raise ImportFailed(
+        [
+            Problem(
+                first_seen[external_id],
+                f"transcript {external_id!r} already has annotations, so a re-import "
+                "cannot change it; leave the row out, give it a new id, or keep versions",
+            )
+            for external_id in annotated[:MAX_PROBLEMS]
+        ],
+        len(annotated),
+    )
+
+
+def _supersede(campaign: Campaign, annotated: list[_Current], now: datetime) -> None:
+    """Retire the annotated versions a re-import replaces: out of the queue, their scores
+    kept; holds on them end, so nobody goes on annotating text that was replaced."""
+    pks = [entry.pk for entry in annotated]
+    for start in range(0, len(pks), 500):
+        chunk = pks[start : start + 500]
+        Transcript.objects.filter(pk__in=chunk).update(superseded_at=now)
+        campaign.assignments.filter(transcript_id__in=chunk, status=Assignment.Status.HELD).update(
+            status=Assignment.Status.EXPIRED
         )
 
 
 def write_transcripts(
     campaign_name: str, rubric: Rubric, writer: TranscriptBatchWriter, result: ImportResult
 ) -> Campaign:
-    """Upsert every spooled transcript, and its LLM scores, in one transaction."""
+    """Upsert every spooled transcript, and its LLM scores, in one transaction.
+
+    A row whose transcript has annotations refuses the import, or with ``on_annotated``
+    ``version`` becomes a new version of it (a new row, same id, next version number, same
+    place): the annotated version keeps its text, scores and LLM scores, and leaves the queue.
+    """
     started = time.perf_counter()
     with transaction.atomic():
         campaign, result.campaign_created = Campaign.objects.get_or_create(
             name=campaign_name, defaults={"rubric": rubric}
         )
-        _refuse_annotated(campaign, writer.first_seen)
-        before = campaign.transcripts.count()
+        current, existing = _current_versions(campaign, list(writer.first_seen))
+        annotated = [key for key, entry in current.items() if entry.annotated]
+        if annotated and writer.on_annotated == REFUSE:
+            _refuse_annotated(annotated, writer.first_seen)
+        _supersede(campaign, [current[key] for key in annotated], writer.now)
         last = campaign.transcripts.aggregate(last=Max("position"))["last"] or 0
         constants = {"campaign": campaign.pk, "active_count": 0}
         for batch in writer.spool.batches():
-            _TRANSCRIPT_UPSERT.execute([(last + row[0], *row[1:]) for row in batch], constants)
+            _TRANSCRIPT_UPSERT.execute([_placed(row, last, current) for row in batch], constants)
         if writer.scores.count:
-            ids = dict(campaign.transcripts.values_list("external_id", "pk"))
+            ids = dict(
+                campaign.transcripts.filter(superseded_at__isnull=True).values_list(
+                    "external_id", "pk"
+                )
+            )
             for batch in writer.scores.batches():
                 _SCORE_UPSERT.execute([(ids[row[0]], *row[1:]) for row in batch], {})
-        result.created = campaign.transcripts.count() - before
     result.lock_seconds = time.perf_counter() - started
     result.transcripts = writer.spool.count
-    result.updated = result.transcripts - result.created
+    result.versioned = len(annotated)
+    result.updated = existing - result.versioned
+    result.created = result.transcripts - existing
     result.llm_scores = writer.scores.count
     return campaign
+
+
+def _placed(row: PreparedRow, last: int, current: Mapping[str, _Current]) -> PreparedRow:
+    """The row with its place and version: a new transcript goes after the campaign's last
+    (a transcript at version 1 that exists keeps its place: the update leaves it), a new
+    version takes its transcript's place and the next number."""
+    found = current.get(row[1])
+    if found is None:
+        return (last + row[0], *row[1:])
+    version = found.version + 1 if found.annotated else found.version
+    return (found.position, *row[1:-1], version)
 
 
 def import_validated(

@@ -17,6 +17,11 @@ from annotation.models.campaign import Campaign
 from annotation.models.rubric import Dimension
 
 
+def version_label(external_id: str, version: int) -> str:
+    """How reports and exports name one version of a transcript: 't1', then 't1 (v2)', ..."""
+    return external_id if version == 1 else f"{external_id} (v{version})"
+
+
 class Transcript(models.Model):
     """One item to annotate: a dialogue, or a context with two responses to compare."""
 
@@ -60,13 +65,29 @@ class Transcript(models.Model):
         help_text=_("Kept by the queue; counts toward the campaign's R."),
     )
     imported_at = models.DateTimeField(_("imported"), default=timezone.now)
+    version = models.PositiveIntegerField(
+        _("version"),
+        default=1,
+        help_text=_("Raised when a re-import keeps the annotated text and adds new content."),
+    )
+    superseded_at = models.DateTimeField(
+        _("replaced by a newer version"),
+        null=True,
+        blank=True,
+        help_text=_("Set when a re-import added a newer version; its scores stay with this text."),
+    )
 
     class Meta:
         ordering = ["campaign", "position", "id"]
         verbose_name = _("transcript")
         constraints = [
             models.UniqueConstraint(
-                fields=["campaign", "external_id"], name="transcript_external_id_unique"
+                fields=["campaign", "external_id", "version"], name="transcript_version_unique"
+            ),
+            models.UniqueConstraint(
+                fields=["campaign", "external_id"],
+                condition=models.Q(superseded_at__isnull=True),
+                name="transcript_one_current_version",
             ),
         ]
         indexes = [
@@ -80,7 +101,16 @@ class Transcript(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.external_id
+        return self.label
+
+    @property
+    def label(self) -> str:
+        """The external id, with the version when a re-import made more than one."""
+        return version_label(self.external_id, self.version)
+
+    @property
+    def is_current(self) -> bool:
+        return self.superseded_at is None
 
     @property
     def is_pairwise(self) -> bool:

@@ -22,7 +22,7 @@ from annotation.models import Campaign
 from annotation.report.blocks import PairwiseBlock, RatedBlock, Sizes
 from annotation.report.dimensions import POOLED, DimensionSpec, pooled_dimensions
 from annotation.report.items import disagreements, histograms, scatter
-from annotation.report.scores import long_scores
+from annotation.report.scores import item_pks, long_scores
 from evalsite.agreement.alt_test import DEFAULT_EPSILON
 from evalsite.agreement.bootstrap import bootstrap_ci
 from evalsite.agreement.common import (
@@ -78,7 +78,7 @@ def compute_report(
         progress(0, 1, _("Gathering the scores"))
     frame = long_scores(campaign)
     dimensions = [DimensionSpec.of(d) for d in campaign.rubric.dimensions.order_by("position")]
-    transcripts = dict(campaign.transcripts.values_list("external_id", "pk"))
+    transcripts = item_pks(campaign)
     settings = Settings(resamples=resamples, seed=seed, epsilon=campaign.alt_test_epsilon)
     result = agreement_report(frame, dimensions, settings=settings, progress=progress)
     for evaluation in result["evaluations"]:

@@ -379,6 +379,7 @@ HUMAN_SCORES_HEADER = [
     "time_on_task_ms",
     "updated_at",
     *TRANSCRIPT_COLUMNS,
+    "version",
 ]
 
 
@@ -390,6 +391,7 @@ LLM_SCORES_HEADER = [
     "rationale",
     "imported_at",
     *TRANSCRIPT_COLUMNS,
+    "version",
 ]
 
 

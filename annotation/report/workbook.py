@@ -12,6 +12,7 @@ import numpy as np
 from annotation.alignment.sheets import ALIGNMENT_SHEETS
 from annotation.concept.sheet import concept_sheet
 from annotation.models import Assignment, Campaign, LLMScore, Response
+from annotation.models.transcript import version_label
 from annotation.report.compute import evaluator_raters
 from annotation.report.dimensions import DimensionSpec
 from annotation.report.items import disagreements
@@ -60,6 +61,7 @@ def human_score_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
             "time_on_task_ms",
             "updated_at",
             *(f"transcript__{name}" for name in TRANSCRIPT_COLUMNS),
+            "transcript__version",
         )
     )
     for item, annotator, dimension, value, rationale, ms, updated, *meta in answers.iterator(
@@ -81,6 +83,7 @@ def llm_score_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
             "rationale",
             "imported_at",
             *(f"transcript__{name}" for name in TRANSCRIPT_COLUMNS),
+            "transcript__version",
         )
     )
     for item, evaluator, dimension, score, rationale, imported, *meta in scores.iterator(
@@ -98,12 +101,18 @@ def disagreement_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
     frame.loc[frame["is_llm"], "rater"] = frame.loc[frame["is_llm"], "rater"].map(evaluators)
     specs = [DimensionSpec.of(d) for d in campaign.rubric.dimensions.order_by("position")]
     rationales = {
-        (item, evaluator, dimension): rationale
-        for item, evaluator, dimension, rationale in LLMScore.objects.filter(
+        (version_label(item, version), evaluator, dimension): rationale
+        for item, version, evaluator, dimension, rationale in LLMScore.objects.filter(
             transcript__campaign=campaign
         )
         .exclude(rationale="")
-        .values_list("transcript__external_id", "evaluator", "dimension__key", "rationale")
+        .values_list(
+            "transcript__external_id",
+            "transcript__version",
+            "evaluator",
+            "dimension__key",
+            "rationale",
+        )
         .iterator(chunk_size=2000)
     }
     for name, rater in evaluators.items():

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from evalsite import jobs
+from evalsite.endpoint_url import EndpointURLError, endpoint_url
 from evalsite.jobs import JobContext, JobError
 from evalsite.models import Job
 from intent.endpoint.protocol import DEFAULT_BATCH_SIZE, DEFAULT_TIMEOUT, Item, plan_batches, send
@@ -41,6 +42,12 @@ def run_endpoint(context: JobContext) -> dict[str, Any]:
     )
     if submission is None:
         raise JobError(f"there is no submission {params['submission']}")
+    try:
+        url = endpoint_url(params["url"])
+    except EndpointURLError as error:
+        submission.status = Submission.Status.FAILED
+        submission.save(update_fields=["status"])
+        raise JobError(f"the endpoint URL cannot be used: {error}") from None
     batches = batches_of(submission, int(params["batch_size"]))
     labels = submission.team.track.label_tuple
     start = int(context.checkpoint.get("next_batch", 0))
@@ -49,7 +56,7 @@ def run_endpoint(context: JobContext) -> dict[str, Any]:
     with httpx.Client() as client:
         for number in range(start, len(batches)):
             batch = batches[number]
-            result = send(client, params["url"], batch, labels, float(params["timeout"]))
+            result = send(client, url, batch, labels, float(params["timeout"]))
             for item in batch:
                 answer = result.answers.get(item.id)
                 if item.health_label is None:

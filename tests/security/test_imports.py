@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,38 @@ def test_a_reimport_never_changes_an_annotated_transcript(tmp_path: Path, annota
     assert "line 1: transcript 't1' already has annotations" in raised.value.summary
     annotated.refresh_from_db()
     assert annotated.turns == GOOD["turns"]
+
+
+def test_csv_cells_that_cannot_be_stored_are_named_by_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "nul.csv"
+    path.write_text("id,turn,role,text\nt1,1,user,hi\nt1,2,system,a\x00b\nt2,1,user,ok\n")
+    summary = failure(path, "csv")
+    assert "nul.csv line 3: text cannot be stored: it contains a NUL character" in summary
+    assert "line 4" not in summary
+
+
+def test_invalid_utf8_in_a_csv_is_named_by_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_bytes(b"id,turn,role,text\nt1,1,user,hi\nt1,2,system,a\xed\xa0\x80b\n")
+    assert "bad.csv line 3: the line is not valid UTF-8" in failure(path, "csv")
+
+
+def test_every_zip_member_problem_is_named_by_member(tmp_path: Path) -> None:
+    sample = Path(__file__).parents[1] / "annotation" / "data" / "concept4crs"
+    dialogue = (sample / "chatgpt" / "redial_eval" / "102_3_profile1_attribute0.json").read_text()
+    archive = tmp_path / "hostile.zip"
+    members: dict[str, bytes] = {
+        "1": dialogue.replace("Hello!", "Hel\\u0000lo").encode(),
+        "2": dialogue.replace("Hello!", "Hel\\udc00lo").encode(),
+        "3": ("[" * 100_000 + "]" * 100_000).encode(),
+        "4": b"\xff\xfe{}",
+    }
+    with zipfile.ZipFile(archive, "w") as bundle:
+        for number, body in members.items():
+            bundle.writestr(f"kbrd/redial_eval/{number}_1_profile1_attribute1.json", body)
+    summary = failure(archive, "concept4crs")
+    folder = "kbrd/redial_eval"
+    assert f"{folder}/1_1_profile1_attribute1.json: turns[1].text cannot be stored" in summary
+    assert f"{folder}/2_1_profile1_attribute1.json: turns[1].text cannot be stored" in summary
+    assert f"{folder}/3_1_profile1_attribute1.json: the JSON is nested too deeply" in summary
+    assert f"{folder}/4_1_profile1_attribute1.json: is not valid UTF-8" in summary

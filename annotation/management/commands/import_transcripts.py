@@ -5,6 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.imports.formats import FORMATS, guess_format
+from annotation.imports.writer import ON_ANNOTATED, REFUSE
 from annotation.jobs import run_inline
 from annotation.models import Campaign
 from evalsite.models import Job
@@ -14,7 +15,7 @@ class Command(BaseCommand):
     help = (
         "Import transcripts into an annotation campaign, creating it with the default rubric "
         "if needed. The whole file is checked first; one bad row and nothing is written. "
-        "Re-importing the same ids updates them."
+        "Re-importing the same ids updates them; see --on-annotated for ids with annotations."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -47,6 +48,17 @@ class Command(BaseCommand):
             ),
         )
 
+        parser.add_argument(
+            "--on-annotated",
+            choices=ON_ANNOTATED,
+            default=REFUSE,
+            help=(
+                "What to do with rows whose transcript already has annotations: 'refuse' the "
+                "import, naming them (the default), or keep versions: 'version' adds the new "
+                "content as a new version and leaves the annotated text with its scores."
+            ),
+        )
+
     def handle(self, *args: Any, **options: Any) -> None:
         fmt = options["format"] or guess_format(options["path"])
         if fmt is None:
@@ -62,6 +74,7 @@ class Command(BaseCommand):
                 "format": fmt,
                 "personas": options["personas"],
                 "dedupe_cells": options["dedupe_cells"],
+                "on_annotated": options["on_annotated"],
             },
             self.stderr.write,
         )
@@ -76,6 +89,7 @@ class Command(BaseCommand):
             self.style.SUCCESS(
                 f"Imported {result['transcripts']} transcripts into {result['campaign']!r}: "
                 f"{result['created']} new, {result['updated']} updated, "
+                f"{result['versioned']} new versions of annotated transcripts, "
                 f"{result['llm_scores']} LLM scores; the write held the database for "
                 f"{result['lock_seconds']:.3f} s."
             )
