@@ -13,7 +13,8 @@ from collections.abc import Iterable
 
 from django.test import Client
 
-ENGLISH_RUN = re.compile(r"[A-Za-z][A-Za-z'’-]*(?:[ ,;/-]+[A-Za-z][A-Za-z'’-]*){2,}")
+# Three words or more, apart by spaces (codes such as ``id,query,label`` are not sentences).
+ENGLISH_RUN = re.compile(r"[A-Za-z][A-Za-z'’-]*(?:[,;:]?[ \t\u00a0]+[A-Za-z][A-Za-z'’-]*){2,}")
 READ_ATTRIBUTES = re.compile(r'\b(?:title|aria-label|placeholder|alt|data-confirm)="([^"]*)"')
 # Names and codes that stay as they are in every language.
 PROPER_NAMES = (
