@@ -143,3 +143,22 @@ def texts_of(data: Mapping[str, object], key: str) -> list[str]:
 def notes_text(notes: Sequence[str]) -> str:
     """Notes as one paragraph in the active language."""
     return " ".join(shown(note) for note in notes)
+
+
+LEVEL_NAMES = {
+    "nominal": gettext_noop("nominal"),
+    "ordinal": gettext_noop("ordinal"),
+    "interval": gettext_noop("interval"),
+    "ratio": gettext_noop("ratio"),
+}
+
+
+def listed(words: Sequence[str]) -> str:
+    """Words listed with the active language's separator ("a, b" or "a、b")."""
+    return pgettext("list separator", ", ").join(shown(word) for word in words)
+
+
+def level_name(level: str) -> str:
+    """A measurement level (nominal, ordinal, interval, ratio) in the active language."""
+    msgid = LEVEL_NAMES.get(level)
+    return level if msgid is None else gettext(msgid)

@@ -19,6 +19,8 @@ from evalsite.agreement.phrases import (
     Listing,
     Phrase,
     from_json,
+    level_name,
+    listed,
     notes_text,
     reason_of,
     shown,
@@ -85,3 +87,13 @@ def test_the_engines_notes_on_a_constant_read_as_chinese_sentences() -> None:
     codes = r"\b[a-z_]+(?:\.[a-z_]+)+\b|\balt_test\b"
     assert ENGLISH_RUN.findall(re.sub(codes, " ", text)) == [], text
     assert "所有评分都是 3" in text
+
+
+def test_levels_and_lists_are_shown_in_the_readers_language() -> None:
+    with translation.override("zh-hans"):
+        assert level_name("ordinal") == "定序"
+        assert listed(["Sa", "F"]) == "Sa、F"
+    with translation.override("en"):
+        assert level_name("ordinal") == "ordinal"
+        assert listed(["Sa", "F"]) == "Sa, F"
+    assert level_name("other") == "other"
