@@ -29,7 +29,7 @@ def add_card_language_fields(form: forms.ModelForm[Campaign], cards: Iterable[Ta
     """One dialogue-language field per card, set to the card's language; frozen with the design
     of a campaign that is no longer a draft."""
     frozen = bool(form.instance.pk) and form.instance.status != Campaign.Status.DRAFT
-    for card in cards:
+    for index, card in enumerate(cards):
         form.fields[field_name(card)] = forms.ChoiceField(
             label=gettext("Dialogue language of “%(title)s” (%(key)s)")
             % {"title": card.title(card.lang), "key": card.key},
@@ -37,7 +37,8 @@ def add_card_language_fields(form: forms.ModelForm[Campaign], cards: Iterable[Ta
             initial=card.lang,
             required=False,
             disabled=frozen,
-            help_text=_("Used when the campaign is bilingual."),
+            # Said once, above the first card, rather than under every one.
+            help_text=_("Used when the campaign is bilingual.") if index == 0 else "",
         )
 
 
