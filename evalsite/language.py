@@ -6,6 +6,11 @@ such as ``zh``, ``zh-hans`` or ``zh_Hans`` (any case) is Chinese; anything else 
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_noop
+
+# Django's forms end each label with gettext(":"); the Chinese catalog gives the full-width "：".
+LABEL_SUFFIX = gettext_noop(":")
+
 
 def is_chinese(lang: str | None) -> bool:
     """Whether the language code ``lang`` names Chinese (``zh``, ``zh-hans``, ``ZH_Hans``, ...)."""

@@ -10,6 +10,11 @@ from django.utils.translation import gettext_lazy as _
 
 from evalsite import roles
 from liveeval import campaigns
+from liveeval.card_languages import (
+    add_card_language_fields,
+    clean_card_languages,
+    save_card_languages,
+)
 from liveeval.models import DIALOGUE_LANGUAGES, Campaign, DialogueSystem, Rating, TaskCard
 
 SATISFACTION_CHOICES = [
@@ -125,6 +130,7 @@ class CampaignForm(forms.ModelForm[Campaign]):
             assert isinstance(field, forms.ModelMultipleChoiceField)
             field.queryset = queryset
         self.fields["judges"].required = False
+        add_card_language_fields(self, choices["tasks"])
         if self.instance.pk and self.instance.status != Campaign.Status.DRAFT:
             # An open campaign's design is frozen; only its judges may change.
             for name in ("systems", "tasks", "judgements_per_pair", "max_turns", "today", "lang"):
@@ -153,6 +159,7 @@ class CampaignForm(forms.ModelForm[Campaign]):
             campaign.created_by_id = created_by.pk
         campaign.save()
         self.save_m2m()
+        save_card_languages(self, campaign)
         return campaign
 
     def clean_judgements_per_pair(self) -> int:
@@ -175,6 +182,7 @@ class CampaignForm(forms.ModelForm[Campaign]):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        clean_card_languages(self, data)
         tasks = data.get("tasks")
         max_turns = data.get("max_turns")
         if tasks is not None and max_turns is not None:

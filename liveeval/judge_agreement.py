@@ -42,6 +42,7 @@ from evalsite.agreement.common import (
 )
 from evalsite.agreement.correlations import Correlation, correlations
 from evalsite.agreement.pairwise_alpha import MeanAlpha, MeanPairAlphaStatistic, llm_human_alpha
+from evalsite.agreement.phrases import Phrase, gettext_noop, reason_of
 from evalsite.agreement.score_matrix import ScoreMatrix
 from liveeval.metrics import (
     MEASURES,
@@ -123,14 +124,18 @@ def judge_agreement(
         interval: tuple[float, float] | None = None
         note: str | None = None
         if not present.any():
-            note = f"no session has a {measure.label} rating ({measure.symbol})"
+            note = Phrase(
+                gettext_noop("no session has a %(measure)s rating (%(symbol)s)"),
+                measure=measure.label,
+                symbol=measure.symbol,
+            )
         else:
             try:
                 alpha = krippendorff_alpha(matrix, measure.level, value_domain=measure.scale)
             except StatisticUndefined as error:
-                note = str(error)
+                note = reason_of(error)
         if alpha is not None and resamples == 0:
-            note = "no CI: bootstrap resampling was turned off (0 resamples)"
+            note = Phrase(gettext_noop("no CI: bootstrap resampling was turned off (0 resamples)"))
         elif alpha is not None:
             found = cluster_bootstrap_ci(
                 AlphaStatistic(matrix, measure.level),
@@ -140,7 +145,11 @@ def judge_agreement(
                 confidence=confidence,
             )
             interval = found.bounds
-            note = None if found.note is None else f"no CI: {found.note}"
+            note = (
+                None
+                if found.note is None
+                else Phrase(gettext_noop("no CI: %(reason)s"), reason=found.note)
+            )
         results[measure.name] = AgreementResult(
             measure=measure.name,
             level=measure.level,
@@ -330,9 +339,17 @@ def _correlations_and_matches(
     )
     comparisons = sum(unit["human"].total() * unit["simulated"].total() for unit in shared)
     try:
-        found = correlations(human, simulated, names=("the human mean", "the simulated mean"))
+        found = correlations(
+            human,
+            simulated,
+            names=(
+                Phrase(gettext_noop("the human mean")),
+                Phrase(gettext_noop("the simulated mean")),
+            ),
+        )
     except StatisticUndefined as error:
-        return None, None, matches / comparisons, f"no correlation: {error}"
+        reason = Phrase(gettext_noop("no correlation: %(reason)s"), reason=reason_of(error))
+        return None, None, matches / comparisons, reason
     return found.pearson, found.spearman, matches / comparisons, None
 
 
@@ -369,9 +386,13 @@ def agreement_between_sources(
         shared = _shared_pairs(sessions, measure)
         pearson, spearman, exact, note = _correlations_and_matches(shared)
         if not shared:
-            note = (
-                f"no (task, system) pair has both a human and a simulated {measure.label} "
-                f"rating ({measure.symbol})"
+            note = Phrase(
+                gettext_noop(
+                    "no (task, system) pair has both a human and a simulated %(measure)s rating "
+                    "(%(symbol)s)"
+                ),
+                measure=measure.label,
+                symbol=measure.symbol,
             )
         scores, tasks = _simulated_against_judges(sessions, measure)
         versus, between = _judge_alphas(

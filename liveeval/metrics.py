@@ -39,6 +39,7 @@ from evalsite.agreement.common import (
     Level,
     StatisticUndefined,
 )
+from evalsite.agreement.phrases import Phrase, gettext_noop
 
 SystemId: TypeAlias = int | str
 TaskId: TypeAlias = int | str
@@ -59,10 +60,12 @@ class Measure:
 
 
 MEASURES = (
-    Measure("completed", "C", "task completion", "nominal", (0, 1)),
-    Measure("satisfaction", "Sa", "satisfaction", "ordinal", (-2, -1, 0, 1, 2)),
-    Measure("fluency", "F", "fluency", "ordinal", (-1, 0, 1)),
-    Measure("guidance", "G", "guidance", "nominal", (0, 1)),
+    Measure("completed", "C", Phrase(gettext_noop("task completion")), "nominal", (0, 1)),
+    Measure(
+        "satisfaction", "Sa", Phrase(gettext_noop("satisfaction")), "ordinal", (-2, -1, 0, 1, 2)
+    ),
+    Measure("fluency", "F", Phrase(gettext_noop("fluency")), "ordinal", (-1, 0, 1)),
+    Measure("guidance", "G", Phrase(gettext_noop("guidance")), "nominal", (0, 1)),
 )
 
 
@@ -179,7 +182,10 @@ def _mean_rating(
     values = [getattr(row, measure.name) for row in sessions]
     given = [value for value in values if value is not None]
     if not given:
-        notes[field_name] = f"no session of this system has a {measure.label} rating"
+        notes[field_name] = Phrase(
+            gettext_noop("no session of this system has a %(measure)s rating"),
+            measure=measure.label,
+        )
         return None
     return sum(given) / len(given)
 
@@ -297,7 +303,9 @@ def _automatic_verdicts(
     """The share completed by the bookings' verdict, and the share where judges agree."""
     checked = [row for row in sessions if row.auto_completed is not None]
     if not checked:
-        reason = "no session of this system has a verdict checked from its bookings"
+        reason = Phrase(
+            gettext_noop("no session of this system has a verdict checked from its bookings")
+        )
         notes["auto_completion_rate"] = notes["auto_agreement"] = reason
         return None, None
     completed = sum(bool(row.auto_completed) for row in checked)

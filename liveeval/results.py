@@ -11,6 +11,7 @@ from django.utils.text import slugify
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from evalsite.agreement.phrases import listed
 from evalsite.language import is_chinese
 from evalsite.spreadsheets import BarChartSpec, CellValue, Sheet, write_csv, write_workbook
 from liveeval import aliases, judge_agreement, metrics
@@ -74,19 +75,19 @@ def sources_verdict_sentence(between: Mapping[str, judge_agreement.SourceAgreeme
         opening = _(
             "Simulated users can stand in for the human judges on %(measures)s: in the "
             "alternative annotator test (ε = %(epsilon)s) they beat at least half of the judges."
-        ) % {"measures": ", ".join(verdict.passed), "epsilon": epsilon}
+        ) % {"measures": listed(verdict.passed), "epsilon": epsilon}
     elif verdict.outcome == "cannot_stand_in":
         opening = _(
             "Simulated users cannot stand in for the human judges on %(measures)s: in the "
             "alternative annotator test (ε = %(epsilon)s) they beat fewer than half of the judges."
-        ) % {"measures": ", ".join(verdict.failed), "epsilon": epsilon}
+        ) % {"measures": listed(verdict.failed), "epsilon": epsilon}
     elif verdict.outcome == "mixed":
         opening = _(
             "Simulated users can stand in for the human judges on %(passed)s but not on "
             "%(failed)s (alternative annotator test, ε = %(epsilon)s)."
         ) % {
-            "passed": ", ".join(verdict.passed),
-            "failed": ", ".join(verdict.failed),
+            "passed": listed(verdict.passed),
+            "failed": listed(verdict.failed),
             "epsilon": epsilon,
         }
     else:
@@ -98,12 +99,14 @@ def sources_verdict_sentence(between: Mapping[str, judge_agreement.SourceAgreeme
     sentences = [opening]
     if verdict.untested and verdict.outcome != "no_verdict":
         sentences.append(
-            _("The test could not run on %(measures)s.") % {"measures": ", ".join(verdict.untested)}
+            _("The test could not run on %(measures)s.") % {"measures": listed(verdict.untested)}
         )
-    alphas = ", ".join(
-        f"{agreement.symbol} {_alpha_text(agreement.alpha_vs_judges.value)} / "
-        f"{_alpha_text(agreement.alpha_between_judges.value)}"
-        for agreement in between.values()
+    alphas = listed(
+        [
+            f"{agreement.symbol} {_alpha_text(agreement.alpha_vs_judges.value)} / "
+            f"{_alpha_text(agreement.alpha_between_judges.value)}"
+            for agreement in between.values()
+        ]
     )
     sentences.append(
         _(

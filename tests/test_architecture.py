@@ -158,6 +158,14 @@ def test_the_architecture_document_names_every_module() -> None:
     assert not missing, "modules missing from docs/architecture.md:\n" + "\n".join(missing)
 
 
+def test_the_architecture_document_names_each_module_once() -> None:
+    entries = re.findall(r"^- `([^`]+)`:", section("Modules"), re.M)
+    repeated = sorted({entry for entry in entries if entries.count(entry) > 1})
+    assert not repeated, "docs/architecture.md lists these modules more than once:\n" + "\n".join(
+        repeated
+    )
+
+
 def test_the_architecture_document_names_no_module_that_is_gone() -> None:
     gone = sorted(documented_modules() - actual_modules())
     assert not gone, "docs/architecture.md names modules that do not exist:\n" + "\n".join(gone)

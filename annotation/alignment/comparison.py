@@ -25,6 +25,7 @@ from annotation.alignment.figures import (
 )
 from annotation.alignment.paired import PairedDifference, paired_mae_difference
 from evalsite.agreement.common import DEFAULT_RESAMPLES, DEFAULT_SEED, FloatArray, Level
+from evalsite.agreement.phrases import reason_of
 from evalsite.agreement.score_matrix import ScoreMatrix
 
 
@@ -98,7 +99,7 @@ def compare_versions(
         try:
             fitted = fit_calibration(raw_calibration, calibration_means, data.points)
         except ValueError as error:
-            note = str(error)
+            note = reason_of(error)
         calibrated = gain = None
         if fitted is not None:
             adjusted = fitted.apply(raw_held_out)

@@ -26,6 +26,7 @@ from evalsite.agreement.common import (
     StatisticUndefined,
 )
 from evalsite.agreement.pairwise_alpha import LlmHumanAlpha, llm_human_alpha
+from evalsite.agreement.phrases import reason_of
 from evalsite.agreement.rates import RatioOfSums
 from evalsite.agreement.score_matrix import ScoreMatrix
 
@@ -62,11 +63,11 @@ def mean_absolute_error(
     try:
         value: float | None = statistic.estimate()
     except StatisticUndefined as error:
-        return None, Interval(None, str(error))
+        return None, Interval(None, reason_of(error))
     try:
         return value, Interval(bootstrap_ci(statistic, resamples=resamples, seed=seed))
     except StatisticUndefined as error:
-        return value, Interval(None, str(error))
+        return value, Interval(None, reason_of(error))
 
 
 def agreement_figures(

@@ -19,6 +19,7 @@ from evalsite.agreement.common import (
     FloatArray,
     StatisticUndefined,
 )
+from evalsite.agreement.phrases import Phrase, gettext_noop, reason_of
 from evalsite.agreement.rates import RatioOfSums
 
 
@@ -55,14 +56,16 @@ def paired_mae_difference(
     both = ~np.isnan(human_means) & ~np.isnan(before) & ~np.isnan(after)
     n_items = int(both.sum())
     if not n_items:
-        return PairedDifference(0, None, None, None, Interval(None, "no item has both scores"))
+        return PairedDifference(
+            0, None, None, None, Interval(None, Phrase(gettext_noop("no item has both scores")))
+        )
     error_before = np.abs(before[both] - human_means[both])
     error_after = np.abs(after[both] - human_means[both])
     gain = RatioOfSums(error_before - error_after, np.ones(n_items))
     try:
         interval = Interval(bootstrap_ci(gain, resamples=resamples, seed=seed))
     except StatisticUndefined as error:
-        interval = Interval(None, str(error))
+        interval = Interval(None, reason_of(error))
     return PairedDifference(
         n_items=n_items,
         mae_before=float(error_before.mean()),

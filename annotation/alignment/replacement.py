@@ -20,6 +20,7 @@ from annotation.alignment.comparison import VersionOnDimension
 from annotation.alignment.figures import AgreementFigures
 from annotation.alignment.paired import PairedDifference
 from evalsite.agreement.alt_test import AltTestResult
+from evalsite.agreement.phrases import shown
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def dimension_verdict(row: VersionOnDimension, name: str) -> DimensionVerdict:
 def _interval(difference: PairedDifference) -> str:
     bounds = difference.interval.bounds
     if bounds is None:
-        return _("no CI: %(note)s") % {"note": difference.interval.note}
+        return _("no CI: %(note)s") % {"note": shown(difference.interval.note or "")}
     return _("95%% CI [%(low).2f, %(high).2f]") % {"low": bounds[0], "high": bounds[1]}
 
 

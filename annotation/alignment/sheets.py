@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from django.utils.functional import Promise as StrPromise
+from django.utils.translation import gettext_lazy
+
 from annotation.alignment.comparison import VersionOnDimension
 from annotation.alignment.figures import AgreementFigures
 from annotation.alignment.page import alignment_summary
@@ -194,26 +197,30 @@ def held_out_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
             yield from _held_out(row, row.version == summary.best)
 
 
-ALIGNMENT_SHEETS: tuple[tuple[str, str, Callable[[Campaign], Sheet]], ...] = (
-    ("versions", "Versions", lambda c: Sheet("Versions", VERSIONS_HEADER, version_rows(c))),
+ALIGNMENT_SHEETS: tuple[tuple[str, StrPromise, Callable[[Campaign], Sheet]], ...] = (
+    (
+        "versions",
+        gettext_lazy("Versions"),
+        lambda c: Sheet("Versions", VERSIONS_HEADER, version_rows(c)),
+    ),
     (
         "adjudications",
-        "Adjudications",
+        gettext_lazy("Adjudications"),
         lambda c: Sheet("Adjudications", ADJUDICATIONS_HEADER, adjudication_rows(c)),
     ),
     (
         "calibration",
-        "Calibration maps",
+        gettext_lazy("Calibration maps"),
         lambda c: Sheet("Calibration maps", CALIBRATION_HEADER, calibration_rows(c)),
     ),
     (
         "confusion",
-        "Confusion matrices",
+        gettext_lazy("Confusion matrices"),
         lambda c: Sheet("Confusion matrices", CONFUSION_HEADER, confusion_rows(c)),
     ),
     (
         "held-out",
-        "Held-out figures",
+        gettext_lazy("Held-out figures"),
         lambda c: Sheet("Held-out figures", HELD_OUT_HEADER, held_out_rows(c)),
     ),
 )

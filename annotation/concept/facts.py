@@ -23,6 +23,7 @@ from annotation.concept.mentions import (
     text_values,
     title_key,
 )
+from evalsite.agreement.phrases import Phrase, gettext_noop
 from evalsite.user_simulation import END_MARK
 
 PERSONA_FIELDS = ("persona_emotion", "persona_age_group")
@@ -163,13 +164,15 @@ def named_items(row: Any) -> list[ItemMention]:
 def catalog_for(row: Any, catalog: CatalogChoice) -> tuple[Catalog | None, str | None]:
     """The catalog of a transcript's dataset, or None and the reason there is none."""
     if catalog is None:
-        return None, "no item catalog was given"
+        return None, Phrase(gettext_noop("no item catalog was given"))
     if isinstance(catalog, Catalog):
         return catalog, None
     dataset = group_value(row, "dataset") or ""
     found = catalog.get(dataset)
     if found is None:
-        return None, f"no item catalog for dataset {dataset!r}"
+        return None, Phrase(
+            gettext_noop("no item catalog for dataset '%(dataset)s'"), dataset=str(dataset)
+        )
     return found, None
 
 
@@ -203,20 +206,20 @@ def deceptive_by_catalog(row: Any, catalog: Catalog) -> tuple[bool | None, str |
     matches. Returns None and the reason when that cannot be judged.
     """
     if not is_accepted(row):
-        return None, "not accepted"
+        return None, Phrase(gettext_noop("not accepted"))
     preferences = {attribute_key(p) for p in text_values(row_field(row, "preferences"))}
     if not preferences:
-        return None, "no stated preferences"
+        return None, Phrase(gettext_noop("no stated preferences"))
     accepted = text_values(row_field(row, "accepted_items"))
     if not accepted:
-        return None, "no accepted items recorded"
+        return None, Phrase(gettext_noop("no accepted items recorded"))
     described = [
         item
         for item in (catalog.find(*split_year(name)) for name in accepted)
         if item is not None and item.attributes
     ]
     if not described:
-        return None, "no accepted item is in the catalog with attributes"
+        return None, Phrase(gettext_noop("no accepted item is in the catalog with attributes"))
     matches = any(preferences <= {attribute_key(a) for a in item.attributes} for item in described)
     return not matches, None
 

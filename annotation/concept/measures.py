@@ -31,6 +31,7 @@ from annotation.concept.card import (
     success_key,
 )
 from annotation.concept.facts import PERSONA_FIELDS, TranscriptFacts
+from evalsite.agreement.phrases import Clauses, Listing, Phrase, gettext_noop
 from evalsite.user_simulation import END_MARK
 
 RUBRIC_DIMENSIONS = (
@@ -43,6 +44,8 @@ RUBRIC_DIMENSIONS = (
     "overall",
     "user_satisfaction",
 )
+
+NONE_ACCEPTED = Phrase(gettext_noop("no transcript in the group was accepted"))
 # The binary rubric question "does the accepted item match the stated preferences?" (1 = yes).
 DECEPTION_DIMENSION = "acceptance_follows_preferences"
 # Reliability is left out: it needs paraphrased pairs of user turns, which transcripts lack.
@@ -90,20 +93,26 @@ def _quality_measures(facts: Sequence[TranscriptFacts], scores: GroupScores) -> 
     scores.acceptance_rate = len(accepted) / n
     missing = sum(1 for f in facts if not f.outcome_recorded)
     if missing:
-        notes["acceptance_rate"] = (
-            f"{missing} transcript(s) have no recorded outcome; a user turn with "
-            f"{END_MARK} decided them"
+        notes["acceptance_rate"] = Phrase(
+            gettext_noop(
+                "%(n)d transcript(s) have no recorded outcome; a user turn with %(mark)s "
+                "decided them"
+            ),
+            n=missing,
+            mark=END_MARK,
         )
     turns = [f.turns_to_accept for f in accepted if f.turns_to_accept is not None]
     scores.avg_turns_to_accept = _mean(turns)
     if not accepted:
-        notes["avg_turns_to_accept"] = "no transcript in the group was accepted"
+        notes["avg_turns_to_accept"] = NONE_ACCEPTED
     elif not turns:
-        notes["avg_turns_to_accept"] = "no accepted transcript records its accepting turn"
+        notes["avg_turns_to_accept"] = Phrase(
+            gettext_noop("no accepted transcript records its accepting turn")
+        )
     elif len(turns) < len(accepted):
-        notes["avg_turns_to_accept"] = (
-            f"{len(accepted) - len(turns)} accepted transcript(s) without an accepting turn "
-            "are left out"
+        notes["avg_turns_to_accept"] = Phrase(
+            gettext_noop("%(n)d accepted transcript(s) without an accepting turn are left out"),
+            n=len(accepted) - len(turns),
         )
     for module in SUCCESS_MODULES:
         flag_name = _FLAG_NAMES[module]
@@ -114,29 +123,47 @@ def _quality_measures(facts: Sequence[TranscriptFacts], scores: GroupScores) -> 
             key = success_key(module, k)
             if not flagged:
                 scores.success_rates[(module, k)] = None
-                shown = flag_name if module == "rec" else f"{flag_name} or success"
-                notes[key] = f"no system turn in the group carries a {shown} flag"
+                notes[key] = (
+                    Phrase(
+                        gettext_noop("no system turn in the group carries a %(flag)s flag"),
+                        flag=flag_name,
+                    )
+                    if module == "rec"
+                    else Phrase(
+                        gettext_noop(
+                            "no system turn in the group carries a %(flag)s or success flag"
+                        ),
+                        flag=flag_name,
+                    )
+                )
                 continue
             rate = sum(1 for first in firsts if first is not None and first <= k) / n
             scores.success_rates[(module, k)] = rate
             if unflagged:
-                notes[key] = f"{unflagged} transcript(s) carry no flag and count as unsuccessful"
+                notes[key] = Phrase(
+                    gettext_noop("%(n)d transcript(s) carry no flag and count as unsuccessful"),
+                    n=unflagged,
+                )
 
 
 def _duplicate_cells(facts: Sequence[TranscriptFacts], scores: GroupScores) -> None:
     cells = [f.cell for f in facts if f.cell is not None]
     if not cells:
-        note = "no transcript has a Concept4CRS persona × attribute cell"
+        note = Phrase(gettext_noop("no transcript has a Concept4CRS persona × attribute cell"))
         scores.notes["duplicate_cells"] = scores.notes["duplicate_cells_dropped"] = note
         return
     scores.duplicate_cells = len(cells) - len(set(cells))
     scores.duplicate_cells_dropped = sum(f.duplicates_dropped for f in facts)
     if scores.duplicate_cells or scores.duplicate_cells_dropped:
-        scores.notes["n"] = (
-            f"{scores.n} transcript(s); {scores.duplicate_cells} repeat a persona × attribute "
-            f"cell already in the group (importing with --dedupe-cells keeps the lowest dialogue "
-            f"id of each), and {scores.duplicate_cells_dropped} such repeat(s) were dropped at "
-            "import"
+        scores.notes["n"] = Phrase(
+            gettext_noop(
+                "%(n)d transcript(s); %(repeats)d repeat a persona × attribute cell already in "
+                "the group (importing with --dedupe-cells keeps the lowest dialogue id of each), "
+                "and %(dropped)d such repeat(s) were dropped at import"
+            ),
+            n=scores.n,
+            repeats=scores.duplicate_cells,
+            dropped=scores.duplicate_cells_dropped,
         )
 
 
@@ -148,7 +175,7 @@ def _nonexistent_items(facts: Sequence[TranscriptFacts], scores: GroupScores) ->
     checked = [f for f in facts if f.items is not None]
     reasons = sorted({f.catalog_reason for f in facts if f.catalog_reason is not None})
     if not checked:
-        reason = "; ".join(reasons)
+        reason = Phrase(gettext_noop("%(reasons)s"), reasons=Clauses(reasons))
         scores.nonexistent_item_reason = reason
         notes["nonexistent_item_ratio"] = reason
         return
@@ -157,9 +184,10 @@ def _nonexistent_items(facts: Sequence[TranscriptFacts], scores: GroupScores) ->
     scores.items_named = named
     scores.items_nonexistent = missing
     scores.nonexistent_item_ratio = missing / named if named else None
-    scores.nonexistent_item_reason = None if named else "the system names no item"
+    names_none = Phrase(gettext_noop("the system names no item"))
+    scores.nonexistent_item_reason = None if named else names_none
     if not named:
-        notes["nonexistent_item_ratio"] = "the system names no item"
+        notes["nonexistent_item_ratio"] = names_none
     elif len(checked) < len(facts):
         notes["nonexistent_item_ratio"] = (
             f"{len(facts) - len(checked)} transcript(s) are left out: " + "; ".join(reasons)
@@ -174,16 +202,22 @@ def _deception_by_catalog(facts: Sequence[TranscriptFacts], scores: GroupScores)
         sum(1 for f in judged if f.deceptive) / len(judged) if judged else None
     )
     if not accepted:
-        scores.notes["deceptive_ratio_catalog"] = "no transcript in the group was accepted"
+        scores.notes["deceptive_ratio_catalog"] = NONE_ACCEPTED
     elif len(judged) < len(accepted):
         counts: dict[str, int] = {}
         for f in accepted:
             if f.deceptive is None:
-                reason = f.deceptive_reason or "not judged"
+                reason = f.deceptive_reason or Phrase(gettext_noop("not judged"))
                 counts[reason] = counts.get(reason, 0) + 1
-        left_out = "; ".join(f"{count} with {reason}" for reason, count in sorted(counts.items()))
-        prefix = "no accepted transcript could be judged" if not judged else "left out"
-        scores.notes["deceptive_ratio_catalog"] = f"{prefix}: {left_out}"
+        left_out = Clauses(
+            Phrase(gettext_noop("%(n)d with %(reason)s"), n=count, reason=reason)
+            for reason, count in sorted(counts.items())
+        )
+        scores.notes["deceptive_ratio_catalog"] = (
+            Phrase(gettext_noop("no accepted transcript could be judged: %(why)s"), why=left_out)
+            if not judged
+            else Phrase(gettext_noop("left out: %(why)s"), why=left_out)
+        )
 
 
 # Rubric scores --------------------------------------------------------------------------------
@@ -196,7 +230,9 @@ def _source_scores(
     values: dict[str, list[float]] = {}
     measured.scored = sum(1 for f in facts if source.scores.get(f.id))
     if not measured.scored:
-        notes[deceptive_judged_key(source.name)] = f"no {source.name} scores in the group"
+        notes[deceptive_judged_key(source.name)] = Phrase(
+            gettext_noop("no %(source)s scores in the group"), source=source.name
+        )
     for f in facts:
         for dimension, score in source.scores.get(f.id, {}).items():
             number = _number(score)
@@ -207,7 +243,11 @@ def _source_scores(
         measured.dimensions[dimension] = _mean(values.get(dimension, []))
         if measured.dimensions[dimension] is None:
             key = rubric_key(source.name, dimension)
-            notes[key] = f"no {source.name} score on {dimension} in the group"
+            notes[key] = Phrase(
+                gettext_noop("no %(source)s score on %(dimension)s in the group"),
+                source=source.name,
+                dimension=dimension,
+            )
     shares = []
     for f in facts:
         if not f.accepted:
@@ -218,8 +258,10 @@ def _source_scores(
     measured.deceptive_ratio = _mean(shares)
     measured.deceptive_judged = len(shares)
     if measured.deceptive_ratio is None:
-        notes[deceptive_ratio_key(source.name)] = (
-            f"no {source.name} answer on {DECEPTION_DIMENSION} for an accepted transcript"
+        notes[deceptive_ratio_key(source.name)] = Phrase(
+            gettext_noop("no %(source)s answer on %(dimension)s for an accepted transcript"),
+            source=source.name,
+            dimension=DECEPTION_DIMENSION,
         )
     return measured
 
@@ -235,12 +277,14 @@ def _rubric_measures(
         if source.name.startswith("llm_") and source.deceptive_ratio is not None
     ]
     if not any(s.name == HUMAN for s in sources):
-        notes[deceptive_ratio_key(HUMAN)] = "no human scores were given"
+        notes[deceptive_ratio_key(HUMAN)] = Phrase(gettext_noop("no human scores were given"))
     scores.deceptive_ratio_llm = _mean(llm_ratios)
     if not any(s.name.startswith("llm_") for s in sources):
-        notes[deceptive_ratio_key("llm")] = "no LLM scores were given"
+        notes[deceptive_ratio_key("llm")] = Phrase(gettext_noop("no LLM scores were given"))
     elif scores.deceptive_ratio_llm is None:
-        notes[deceptive_ratio_key("llm")] = "no LLM evaluator answered for an accepted transcript"
+        notes[deceptive_ratio_key("llm")] = Phrase(
+            gettext_noop("no LLM evaluator answered for an accepted transcript")
+        )
 
 
 # Composite ability scores (0–5) ---------------------------------------------------------------
@@ -292,7 +336,11 @@ def _composites(scores: GroupScores) -> None:
         scores.deceptive_ratio_catalog, scores.nonexistent_item_ratio
     )
     if scores.sincerity_score is None:
-        notes["sincerity_score"] = "needs both deceptive_ratio_catalog and nonexistent_item_ratio"
+        notes["sincerity_score"] = Phrase(
+            gettext_noop("needs both %(first)s and %(second)s"),
+            first="deceptive_ratio_catalog",
+            second="nonexistent_item_ratio",
+        )
     for source in scores.sources:
         name = source.name
         rubric = source.dimensions
@@ -304,13 +352,21 @@ def _composites(scores: GroupScores) -> None:
         )
         source.social_awareness_score = rubric["social_awareness"]
         if source.identity_score is None:
-            notes[identity_key(name)] = f"needs {name}_persuasiveness and deceptive_ratio_catalog"
+            notes[identity_key(name)] = Phrase(
+                gettext_noop("needs %(measures)s"),
+                measures=Listing((f"{name}_persuasiveness", "deceptive_ratio_catalog")),
+            )
         if source.cooperation_score is None:
-            notes[cooperation_key(name)] = (
-                f"needs {name}_manner, {name}_quality, {name}_relevance and sincerity_score"
+            notes[cooperation_key(name)] = Phrase(
+                gettext_noop("needs %(measures)s"),
+                measures=Listing(
+                    (f"{name}_manner", f"{name}_quality", f"{name}_relevance", "sincerity_score")
+                ),
             )
         if source.social_awareness_score is None:
-            notes[social_awareness_key(name)] = f"needs {name}_social_awareness"
+            notes[social_awareness_key(name)] = Phrase(
+                gettext_noop("needs %(measures)s"), measures=Listing((f"{name}_social_awareness",))
+            )
 
 
 def _abilities(scores: GroupScores, source: str) -> dict[str, float | None]:
@@ -359,12 +415,16 @@ def persona_coordination(
         known = [value for value in means.values() if value is not None]
         if len(known) < 2:
             per_measure[measure] = None
-            notes[measure] = f"has a value in fewer than two {persona_field} groups"
+            notes[measure] = Phrase(
+                gettext_noop("has a value in fewer than two %(field)s groups"), field=persona_field
+            )
             continue
         mean = sum(known) / len(known)
         if mean <= 0:
             per_measure[measure] = None
-            notes[measure] = "its mean across groups is not above 0, so the range cannot be scaled"
+            notes[measure] = Phrase(
+                gettext_noop("its mean across groups is not above 0, so the range cannot be scaled")
+            )
             continue
         per_measure[measure] = (max(known) - min(known)) / mean
     # A mean over fewer measures would be a different quantity, so every one must have a ratio.
@@ -415,10 +475,22 @@ def coordinate_personas(
 
 def _coordination_note(source: SourceScores, found: Coordination) -> str:
     if not source.scored:
-        return (
-            f"no {source.name} scores in the group: coordination needs the {source.name} "
-            "identity, cooperation and social awareness of every persona group"
+        return Phrase(
+            gettext_noop(
+                "no %(source)s scores in the group: coordination needs the %(source)s identity, "
+                "cooperation and social awareness of every persona group"
+            ),
+            source=source.name,
         )
     missing = [measure for measure, ratio in found["measures"].items() if ratio is None]
-    reasons = "; ".join(f"{measure} {found['notes'][measure]}" for measure in missing)
-    return f"needs a range / mean for every one of {', '.join(COORDINATED_ABILITIES)}: {reasons}"
+    reasons = Clauses(
+        Phrase(
+            gettext_noop("%(measure)s %(reason)s"), measure=measure, reason=found["notes"][measure]
+        )
+        for measure in missing
+    )
+    return Phrase(
+        gettext_noop("needs a range / mean for every one of %(measures)s: %(reasons)s"),
+        measures=Listing(COORDINATED_ABILITIES),
+        reasons=reasons,
+    )

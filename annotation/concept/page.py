@@ -27,6 +27,7 @@ from annotation.concept.figures import AbilityChart, BarValue, ChartSystem, abil
 from annotation.concept.measures import COORDINATED_ABILITIES, RUBRIC_DIMENSIONS
 from annotation.concept.scorecard import DEFAULT_BY, ScorecardInputs, campaign_scorecard
 from annotation.models import Campaign, Transcript
+from evalsite.agreement.phrases import shown as shown_note
 
 PAGE_SIZE = 50
 FILTERS = ("system", "dataset", "persona_emotion", "persona_age_group")
@@ -106,7 +107,7 @@ def source_label(source: str) -> str:
 
 def _notes(card: Mapping[str, Any]) -> Mapping[str, str]:
     notes: Mapping[str, str] = card.get(NOTES, {})
-    return notes
+    return {key: shown_note(note) for key, note in notes.items()}
 
 
 def _system(card: Mapping[str, Any]) -> str:
@@ -327,7 +328,9 @@ def _persona_table(
         cells = [shown(means[ability].get(group), "score") for ability in COORDINATED_ABILITIES]
         rows.append(PersonaRow(group, counts[(system, persona_field, group)], url, cells))
     ratios = [
-        Ratio(shown(found["measures"][ability], "ratio"), found["notes"].get(ability, ""))
+        Ratio(
+            shown(found["measures"][ability], "ratio"), shown_note(found["notes"].get(ability, ""))
+        )
         for ability in COORDINATED_ABILITIES
     ]
     return PersonaTable(

@@ -14,6 +14,7 @@ from typing import Any
 from annotation.concept.card import HUMAN, NOTES, ability_keys, scalar_columns
 from annotation.concept.scorecard import DEFAULT_BY, campaign_scorecard, gather_inputs
 from annotation.models import Campaign
+from evalsite.agreement.phrases import shown
 from evalsite.spreadsheets import BarChartSpec, CellValue, Sheet
 
 SHEET_TITLE = "CONCEPT"
@@ -44,7 +45,7 @@ def sheet_row(card: Mapping[str, Any], measures: Sequence[str]) -> SheetRow:
         group=" / ".join("—" if card.get(name) is None else str(card[name]) for name in DEFAULT_BY),
         columns=tuple(card.get(name) for name in DEFAULT_BY),
         measures=tuple(card.get(measure) for measure in measures),
-        notes="; ".join(f"{key}: {sentence}" for key, sentence in notes.items()),
+        notes="; ".join(f"{key}: {shown(sentence)}" for key, sentence in notes.items()),
     )
 
 

@@ -20,6 +20,7 @@ from annotation.models import Campaign, LLMScore, Response
 from evalsite.agreement.alpha import krippendorff_alpha
 from evalsite.agreement.alt_test import AltTestUnavailable, alt_test
 from evalsite.agreement.common import StatisticUndefined
+from evalsite.agreement.phrases import reason_of
 from evalsite.agreement.score_matrix import ScoreMatrix
 from intent.models import Track
 from intent.scoring import score
@@ -81,7 +82,7 @@ def intent_agreement(campaign: Campaign, track: Track) -> IntentAgreement:
     try:
         alpha = krippendorff_alpha(matrix, "nominal", value_domain=list(range(len(labels))))
     except StatisticUndefined as error:
-        note = str(error)
+        note = reason_of(error)
     scored = []
     for who in people:
         mine = [

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.functional import lazy
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.alignment.versions import MAX_FEW_SHOT
@@ -18,11 +20,16 @@ class ScoringForm(EndpointForm):
         label=_("Evaluator label"),
         required=False,
         max_length=40,
-        help_text=_(
-            "Optional. The scores are stored as <label>:<model>@%(version)s, "
-            "or <model>@%(version)s without a label."
-        )
-        % {"version": PROMPT_VERSION},
+        help_text=lazy(
+            lambda: (
+                gettext(
+                    "Optional. The scores are stored as <label>:<model>@%(version)s, "
+                    "or <model>@%(version)s without a label."
+                )
+                % {"version": PROMPT_VERSION}
+            ),
+            str,
+        )(),
     )
 
     temperature = forms.FloatField(

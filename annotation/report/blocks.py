@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from evalsite.agreement.alt_test import AltTestResult
 from evalsite.agreement.common import Interval
+from evalsite.agreement.phrases import phrases_json, texts_of
 from evalsite.agreement.results import (
     AgreementBlock,
     AlphaIntervals,
@@ -92,6 +93,7 @@ class RatedBlock:
                     for column, groups in self.by.items()
                 }
             found["n"] = self.n.as_json()
+            found["notes_phrases"] = phrases_json(self.notes)
         if self.dimensions:
             found["dimensions"] = self.dimensions
         return found
@@ -150,6 +152,7 @@ class PairwiseBlock:
             "alpha": None if failed else self.alpha.as_json(),
             "alpha_ci": None if failed else self.alpha_ci.as_json(),
             "notes": self.notes,
+            "notes_phrases": phrases_json(self.notes),
             "n": None if failed else self.n.as_json(),
             "llm_share_a": self.llm_share_a,
             "llm_majority_agreement": self.llm_majority_agreement,
@@ -170,7 +173,6 @@ class PairwiseBlock:
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> PairwiseBlock:
         error = data.get("error")
-        notes = data.get("notes")
         return cls(
             n_items=_count(data.get("n_items")),
             n_judgements=_count(data.get("n_judgements")),
@@ -180,7 +182,7 @@ class PairwiseBlock:
             error=str(error) if error else None,
             alpha=Alphas.from_json(data.get("alpha")),
             alpha_ci=AlphaIntervals.from_json(data.get("alpha_ci")),
-            notes=[str(note) for note in notes] if isinstance(notes, list) else [],
+            notes=texts_of(data, "notes"),
             n=Sizes.from_json(data.get("n")),
             llm_share_a=number_of(data.get("llm_share_a")),
             llm_majority_agreement=number_of(data.get("llm_majority_agreement")),

@@ -33,6 +33,7 @@ from annotation.report.rows import (
 from annotation.report.verdict import epsilon_note, evaluation_of, verdict
 from evalsite.agreement.alt_test import AltTestResult
 from evalsite.agreement.common import Interval
+from evalsite.agreement.phrases import notes_text
 
 PERSONA_LABELS = {
     "persona_emotion": gettext_lazy("Persona emotion"),
@@ -58,7 +59,7 @@ def estimate_cell(
     text = _number(value)
     if value is not None and interval:
         text += f" [{interval[0]:.2f}, {interval[1]:.2f}]"
-    return Cell(text, n, " ".join(notes) if value is None else "")
+    return Cell(text, n, notes_text(notes) if value is None else "")
 
 
 def column_cell(block: RatedBlock, column: Column) -> Cell:
@@ -79,7 +80,7 @@ def _alt_test_cell(block: RatedBlock) -> Cell:
     """The alt-test's winning rate and whether the LLM passed, or why there is no test."""
     alt = block.alt_test
     if alt is None:
-        return Cell("—", None, " ".join(block.notes))
+        return Cell("—", None, notes_text(block.notes))
     return Cell(
         gettext("%(rate).2f, passed: %(passed)s")
         % {"rate": alt.winning_rate, "passed": yes_no(alt.passed)}
@@ -155,7 +156,7 @@ def _alt_test_panels(result: dict[str, Any], evaluation: dict[str, Any]) -> list
                 humans=[] if alt is None else _alt_test_rows(alt),
                 alpha_llm_vs_humans=column_cell(block, ALPHA_LLM_VS_HUMANS),
                 alpha_humans_pairwise=column_cell(block, ALPHA_HUMANS_PAIRWISE),
-                note=block.error or " ".join(notes or block.notes[:1]),
+                note=block.error or notes_text(notes or block.notes[:1]),
             )
         )
     return panels

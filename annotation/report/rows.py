@@ -16,6 +16,7 @@ from annotation.report.compute import PERSONA_BREAKDOWNS
 from annotation.report.dimensions import POOLED
 from annotation.report.verdict import epsilon_note, verdict
 from evalsite.agreement.common import Interval
+from evalsite.agreement.phrases import notes_text
 from evalsite.spreadsheets import CellValue
 
 
@@ -204,7 +205,7 @@ def _detail_cells(block: RatedBlock) -> list[CellValue]:
     notes = list(block.notes)
     if block.error:
         notes.insert(0, block.error)
-    cells.append(" ".join(notes))
+    cells.append(notes_text(notes))
     return cells
 
 
@@ -363,7 +364,7 @@ def pairwise_rows(result: dict[str, Any]) -> Iterator[list[CellValue]]:
                 block.llm_majority_agreement,
                 majority[0],
                 majority[1],
-                " ".join([*notes, *block.notes]),
+                notes_text([*notes, *block.notes]),
             ]
 
 

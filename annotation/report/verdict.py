@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from annotation.report.blocks import RatedBlock
 from annotation.report.dimensions import POOLED
 from evalsite.agreement.alt_test import DEFAULT_EPSILON, PASSING_WINNING_RATE
+from evalsite.agreement.phrases import Phrase, shown
 
 
 def evaluation_of(result: dict[str, Any], evaluator: str | None) -> dict[str, Any]:
@@ -32,17 +33,21 @@ def _first_note(block: RatedBlock | None) -> str:
     if block.error:
         return block.error
     notes = block.notes
-    return notes[0].rstrip(".") if notes else _("the statistic has no value")
+    return shown(notes[0]).rstrip(".。") if notes else _("the statistic has no value")
 
 
 # How the engine's note on a missing alt-test begins; the verdict gives only its reason.
 ALT_TEST_NULL = "alt_test is null: "
+ALT_TEST_NULL_PHRASE = "alt_test is null: %(reason)s."
 
 
 def _alt_test_note(block: RatedBlock | None) -> str:
     """Why the block has no alt-test, from its notes."""
     if block is not None:
         for note in block.notes:
+            if isinstance(note, Phrase) and note.msgid == ALT_TEST_NULL_PHRASE:
+                reason = note.params["reason"]
+                return shown(reason if isinstance(reason, str) else str(reason)).rstrip(".。")
             if note.startswith(ALT_TEST_NULL):
                 return note.removeprefix(ALT_TEST_NULL).rstrip(".")
     return _first_note(block)

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 import numpy as np
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy
 
 from annotation.alignment.sheets import ALIGNMENT_SHEETS
 from annotation.concept.sheet import concept_sheet
@@ -137,7 +139,7 @@ class Table:
     """One table of the exports: its sheet title, and how to make its sheet."""
 
     slug: str
-    title: str
+    title: str | Promise
     sheet: Callable[[Campaign, dict[str, Any]], Sheet]
 
 
@@ -175,41 +177,43 @@ def _disagreements_sheet(campaign: Campaign, result: dict[str, Any]) -> Sheet:
 
 
 TABLES: tuple[Table, ...] = (
-    Table("summary", "Summary", _summary_sheet),
+    Table("summary", gettext_lazy("Summary"), _summary_sheet),
     Table(
         "per-dimension",
-        "Per dimension",
+        gettext_lazy("Per dimension"),
         lambda c, r: Sheet("Per dimension", PER_DIMENSION_HEADER, per_dimension_rows(r)),
     ),
     Table(
         "per-system",
-        "Per system",
+        gettext_lazy("Per system"),
         lambda c, r: Sheet("Per system", PER_SYSTEM_HEADER, per_system_rows(r)),
     ),
     Table(
         "per-persona",
-        "Per persona",
+        gettext_lazy("Per persona"),
         lambda c, r: Sheet("Per persona", PER_PERSONA_HEADER, per_persona_rows(r)),
     ),
     Table(
         "alt-test",
-        "Alt-test",
+        gettext_lazy("Alt-test"),
         lambda c, r: Sheet("Alt-test", ALT_TEST_HEADER, alt_test_rows(r)),
     ),
     Table(
-        "pairwise", "Pairwise", lambda c, r: Sheet("Pairwise", PAIRWISE_HEADER, pairwise_rows(r))
+        "pairwise",
+        gettext_lazy("Pairwise"),
+        lambda c, r: Sheet("Pairwise", PAIRWISE_HEADER, pairwise_rows(r)),
     ),
     Table(
         "human-scores",
-        "Human scores",
+        gettext_lazy("Human scores"),
         lambda c, r: Sheet("Human scores", HUMAN_SCORES_HEADER, human_score_rows(c)),
     ),
     Table(
         "llm-scores",
-        "LLM scores",
+        gettext_lazy("LLM scores"),
         lambda c, r: Sheet("LLM scores", LLM_SCORES_HEADER, llm_score_rows(c)),
     ),
-    Table("disagreements", "Disagreements", _disagreements_sheet),
+    Table("disagreements", gettext_lazy("Disagreements"), _disagreements_sheet),
 )
 
 
@@ -217,7 +221,7 @@ def _concept_sheet(campaign: Campaign, result: dict[str, Any]) -> Sheet:
     return _titled(concept_sheet(campaign), "CONCEPT")
 
 
-def _alignment_table(slug: str, title: str, build: Callable[[Campaign], Sheet]) -> Table:
+def _alignment_table(slug: str, title: str | Promise, build: Callable[[Campaign], Sheet]) -> Table:
     return Table(f"alignment-{slug}", title, lambda campaign, result: build(campaign))
 
 

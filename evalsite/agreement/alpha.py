@@ -19,6 +19,7 @@ from evalsite.agreement.common import (
     check_level,
     finite,
 )
+from evalsite.agreement.phrases import Phrase, gettext_noop
 
 # The package builds a units × V × V array (V distinct values); above this many cells the
 # formulas of `_Reliability` take over, whose memory grows with the data, not with V².
@@ -80,15 +81,18 @@ class _Reliability:
 
     def undefined_reason(self) -> str | None:
         if self.n_raters == 0:
-            return "no rater scored these items"
+            return Phrase(gettext_noop("no rater scored these items"))
         if self.n_raters == 1:
-            return "only one rater scored these items"
+            return Phrase(gettext_noop("only one rater scored these items"))
         if self.n_pairable == 0:
-            return "no item was scored by two or more raters"
+            return Phrase(gettext_noop("no item was scored by two or more raters"))
         if len(self.domain) == 1:
-            return (
-                f"every score is {self.domain[0]:g}, so there is no variation to measure "
-                "agreement against"
+            return Phrase(
+                gettext_noop(
+                    "every score is %(value)g, so there is no variation to measure agreement "
+                    "against"
+                ),
+                value=float(self.domain[0]),
             )
         return None
 

@@ -17,6 +17,7 @@ import numpy as np
 from scipy import stats
 
 from evalsite.agreement.common import SCORE_TOLERANCE, FloatArray, Level
+from evalsite.agreement.phrases import Phrase, gettext_noop
 from evalsite.agreement.score_matrix import ScoreMatrix
 
 AltScoring = Literal["accuracy", "neg_rmse"]
@@ -183,14 +184,23 @@ def alt_test(
     active = [column for column in range(len(scores.humans)) if scored[:, column].any()]
     if len(active) < 2:
         return unavailable(
-            f"the alt-test needs at least two human annotators, and {len(active)} scored here"
+            Phrase(
+                gettext_noop(
+                    "the alt-test needs at least two human annotators, and %(n)d scored here"
+                ),
+                n=len(active),
+            )
         )
     llm_scored = ~np.isnan(scores.llm_scores)
     values = np.unique(np.concatenate([humans[scored], scores.llm_scores[llm_scored]]))
     if len(values) == 1:
         return unavailable(
-            "every score, the LLM's and the humans', is the same value, so the alt-test cannot "
-            "tell agreement from a constant"
+            Phrase(
+                gettext_noop(
+                    "every score, the LLM's and the humans', is the same value, so the alt-test "
+                    "cannot tell agreement from a constant"
+                )
+            )
         )
     per_item = scored.sum(axis=1)
     tested: list[tuple[str, int, float, float]] = []
@@ -213,8 +223,15 @@ def alt_test(
     if not tested:
         most = max(untested, key=lambda human: human.n_items)
         return unavailable(
-            f"no human annotator has {min_items} items that the LLM and another human also "
-            f"scored (the most is {most.n_items}, by {most.rater})"
+            Phrase(
+                gettext_noop(
+                    "no human annotator has %(needed)d items that the LLM and another human "
+                    "also scored (the most is %(most)d, by %(rater)s)"
+                ),
+                needed=min_items,
+                most=most.n_items,
+                rater=most.rater,
+            )
         )
     adjusted, rejected = benjamini_yekutieli([p for _, _, p, _ in tested], q)
     rows_out = tuple(

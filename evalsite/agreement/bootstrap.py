@@ -11,12 +11,12 @@ from evalsite.agreement.common import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     MIN_ITEMS_FOR_CI,
-    TOO_FEW_FOR_INTERVAL,
     FloatArray,
     ResampledStatistic,
     StatisticUndefined,
     finite,
 )
+from evalsite.agreement.phrases import Phrase, gettext_noop
 
 # Resamples are drawn and scored in blocks of this size to bound memory on large data.
 _RESAMPLE_BLOCK = 100
@@ -69,7 +69,11 @@ def percentile_interval(
     undefined = int(np.isnan(distribution).sum())
     if undefined:
         raise StatisticUndefined(
-            f"the statistic is undefined in {undefined} of {len(distribution)} resamples"
+            Phrase(
+                gettext_noop("the statistic is undefined in %(undefined)d of %(n)d resamples"),
+                undefined=undefined,
+                n=len(distribution),
+            )
         )
     tail = (1 - confidence) / 2
     low, high = np.quantile(distribution, [tail, 1 - tail])
@@ -84,19 +88,28 @@ def ci_undefined_reason(statistic: ResampledStatistic, resamples: int) -> str | 
     """
     minimum = getattr(statistic, "min_items_for_ci", MIN_ITEMS_FOR_CI)
     if minimum > MIN_ITEMS_FOR_CI and statistic.n_usable < minimum:
-        return (
-            f"{TOO_FEW_FOR_INTERVAL} ({statistic.n_usable} usable; at least {minimum} are needed)"
+        return Phrase(
+            gettext_noop(
+                "too few items for an interval (%(n)d usable; at least %(needed)d are needed)"
+            ),
+            n=statistic.n_usable,
+            needed=minimum,
         )
     if statistic.n_usable < MIN_ITEMS_FOR_CI:
-        return (
-            f"only {statistic.n_usable} item(s) can be used; a bootstrap CI needs at least "
-            f"{MIN_ITEMS_FOR_CI}"
+        return Phrase(
+            gettext_noop(
+                "only %(n)d item(s) can be used; a bootstrap CI needs at least %(needed)d"
+            ),
+            n=statistic.n_usable,
+            needed=MIN_ITEMS_FOR_CI,
         )
     too_costly = getattr(statistic, "too_costly", None)
     if callable(too_costly) and too_costly(resamples):
-        return (
-            "ratio-level α over this many distinct values is too costly to resample; round "
-            "the scores or use the interval level"
+        return Phrase(
+            gettext_noop(
+                "ratio-level α over this many distinct values is too costly to resample; round "
+                "the scores or use the interval level"
+            )
         )
     return None
 

@@ -19,11 +19,11 @@ from evalsite.agreement.common import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    TOO_FEW_FOR_INTERVAL,
     FloatArray,
     ResampledStatistic,
     StatisticUndefined,
 )
+from evalsite.agreement.phrases import Phrase, gettext_noop, reason_of
 
 # Percentile intervals on fewer clusters (or items) under-cover; below this none is given.
 MIN_CLUSTERS_FOR_INTERVAL = 20
@@ -41,7 +41,7 @@ def interval_of(distribution: FloatArray, confidence: float) -> Interval:
     try:
         return Interval(percentile_interval(distribution, confidence=confidence))
     except StatisticUndefined as error:
-        return Interval(None, str(error))
+        return Interval(None, reason_of(error))
 
 
 def cluster_resample_weights(
@@ -64,9 +64,13 @@ def too_few_clusters(clusters: Sequence[Hashable], min_clusters: int) -> str | N
     n_clusters = len(set(clusters))
     if n_clusters >= min_clusters:
         return None
-    return (
-        f"{TOO_FEW_FOR_INTERVAL} ({n_clusters} clusters; a cluster bootstrap needs at "
-        f"least {min_clusters})"
+    return Phrase(
+        gettext_noop(
+            "too few items for an interval (%(n)d clusters; a cluster bootstrap needs at least "
+            "%(needed)d)"
+        ),
+        n=n_clusters,
+        needed=min_clusters,
     )
 
 

@@ -16,6 +16,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
+from evalsite.agreement.phrases import Phrase, gettext_noop
+
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS: tuple[Level, ...] = get_args(Level)
 FloatArray = npt.NDArray[np.float64]
@@ -29,7 +31,7 @@ MIN_ITEMS_FOR_CI = 10
 # Percentile intervals of α on fewer items under-cover (85–89% at 10–12 items); below this
 # many usable items an α interval is withheld.
 MIN_ITEMS_FOR_ALPHA_CI = 20
-TOO_FEW_FOR_INTERVAL = "too few items for an interval"
+TOO_FEW_FOR_INTERVAL = Phrase(gettext_noop("too few items for an interval"))
 # With two items every correlation is ±1.
 MIN_ITEMS_FOR_CORRELATION = 3
 # Absolute tolerance when comparing an LLM score with a human score, so that 0.1 + 0.2 == 0.3.
@@ -98,7 +100,7 @@ def check_level(level: str) -> None:
 def finite(value: object) -> float:
     number = float(value)  # type: ignore[arg-type]
     if not math.isfinite(number):
-        raise StatisticUndefined("the computation gave no finite number")
+        raise StatisticUndefined(Phrase(gettext_noop("the computation gave no finite number")))
     return number
 
 

@@ -15,6 +15,7 @@ from evalsite.agreement.common import (
     Tally,
     finite,
 )
+from evalsite.agreement.phrases import Phrase, gettext_noop
 
 # Kendall's τ over P distinct (x, y) pairs builds a P × P sign matrix; above this it loops
 # over resamples with scipy instead.
@@ -49,13 +50,23 @@ def _correlation_undefined_reason(
     x: FloatArray, y: FloatArray, x_name: str, y_name: str
 ) -> str | None:
     if len(x) < MIN_ITEMS_FOR_CORRELATION:
-        return (
-            f"only {len(x)} item(s) have both {x_name} and {y_name}; a correlation needs at "
-            f"least {MIN_ITEMS_FOR_CORRELATION}"
+        return Phrase(
+            gettext_noop(
+                "only %(n)d item(s) have both %(x)s and %(y)s; a correlation needs at least "
+                "%(needed)d"
+            ),
+            n=len(x),
+            x=x_name,
+            y=y_name,
+            needed=MIN_ITEMS_FOR_CORRELATION,
         )
     for values, name in ((x, x_name), (y, y_name)):
         if np.ptp(values) == 0:
-            return f"{name} is the same ({values[0]:g}) on every item"
+            return Phrase(
+                gettext_noop("%(name)s is the same (%(value)g) on every item"),
+                name=name,
+                value=float(values[0]),
+            )
     return None
 
 

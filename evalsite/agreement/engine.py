@@ -59,9 +59,10 @@ from evalsite.agreement.correlations import (
     SpearmanStatistic,
     correlations,
 )
-from evalsite.agreement.entries import Entry, entry_notes
+from evalsite.agreement.entries import Entry, entry_notes, setting_notes
 from evalsite.agreement.long_csv import centred_within, coded_labels, validated
 from evalsite.agreement.pairwise_alpha import MeanAlpha, llm_human_alpha
+from evalsite.agreement.phrases import Phrase, gettext_noop, reason_of
 from evalsite.agreement.rates import llm_human_rates
 from evalsite.agreement.results import (
     ALPHA_NAMES,
@@ -104,7 +105,9 @@ class _Options:
 
 
 # Why the numeric fields are null for text labels.
-LABELS_HAVE_NO_DISTANCE = "the scores are text labels, categories with no numeric distance"
+LABELS_HAVE_NO_DISTANCE = Phrase(
+    gettext_noop("the scores are text labels, categories with no numeric distance")
+)
 
 
 class _Block:
@@ -187,7 +190,7 @@ class _Block:
         entry = Entry(f"alpha.{name}", f"alpha_ci.{name}")
         self.entries[f"alpha.{name}"] = entry
         if mean.value is None:
-            entry.reason = mean.note or "no pair of raters has a defined α"
+            entry.reason = mean.note or Phrase(gettext_noop("no pair of raters has a defined α"))
             return
         entry.value = mean.value
         entry.statistic = mean.statistic
@@ -204,7 +207,7 @@ class _Block:
         try:
             entry.value = krippendorff_alpha(matrix, level, value_domain=domain)
         except StatisticUndefined as error:
-            entry.reason = str(error)
+            entry.reason = reason_of(error)
             return
         entry.statistic = AlphaStatistic(matrix, level)
 
@@ -215,17 +218,29 @@ class _Block:
             "kendall": (KendallStatistic, "tau"),
         }
         entries = {
-            name: Entry(f"{name}.{symbol} and {name}.p", f"{name}.ci")
+            name: Entry(
+                Phrase(
+                    gettext_noop("%(statistic)s and %(p)s"),
+                    statistic=f"{name}.{symbol}",
+                    p=f"{name}.p",
+                ),
+                f"{name}.ci",
+            )
             for name, (_, symbol) in kinds.items()
         }
         self.entries.update(entries)
         try:
             found = correlations(
-                human_mean, llm_scores, names=("the human mean", "the LLM's score")
+                human_mean,
+                llm_scores,
+                names=(
+                    Phrase(gettext_noop("the human mean")),
+                    Phrase(gettext_noop("the LLM's score")),
+                ),
             )
         except StatisticUndefined as error:
             for entry in entries.values():
-                entry.reason = str(error)
+                entry.reason = reason_of(error)
             return
         for name, (kind, _) in kinds.items():
             result: Correlation = getattr(found, name)
@@ -251,7 +266,9 @@ class _Block:
             try:
                 entry.value = statistic.estimate()
             except StatisticUndefined:
-                entry.reason = "no item has both an LLM score and a human score"
+                entry.reason = Phrase(
+                    gettext_noop("no item has both an LLM score and a human score")
+                )
                 continue
             entry.statistic = statistic
 
@@ -278,35 +295,18 @@ class _Block:
                     distribution, confidence=confidence
                 )
             except StatisticUndefined as error:
-                self.entries[name].interval_reason = str(error)
+                self.entries[name].interval_reason = reason_of(error)
 
     def result(self, *, intervals_computed: bool) -> AgreementBlock:
-        notes: list[str] = []
-        if self.llm is None:
-            notes.append(
-                "No rater is marked as the LLM, so every field comparing the LLM with the "
-                f"humans is null ({', '.join(LLM_FIELDS)})."
-            )
-        elif not self.llm_scored:
-            notes.append(
-                f"The LLM rater '{self.llm}' scored none of these items, so every field "
-                f"comparing the LLM with the humans is null ({', '.join(LLM_FIELDS)})."
-            )
-        if not intervals_computed:
-            notes.append("Every CI is null: bootstrap resampling was turned off (0 resamples).")
-        elif self.clusters is not None:
-            notes.append(
-                f"Every CI resamples whole clusters of items (column '{self.cluster_column}'), "
-                "keeping a cluster's items together."
-            )
-        if self.within is not None:
-            notes.append(
-                f"Scores were centred within each value of '{self.within}' before α and the "
-                "correlations, so that differing means between them cannot inflate pooled "
-                "agreement; α is at the interval level on the centred scores."
-            )
-        if self.alt_test_note is not None:
-            notes.append(f"alt_test is null: {self.alt_test_note}.")
+        notes = setting_notes(
+            llm=self.llm,
+            llm_scored=bool(self.llm_scored),
+            llm_fields=LLM_FIELDS,
+            intervals_computed=intervals_computed,
+            cluster_column=None if self.clusters is None else str(self.cluster_column),
+            within=self.within,
+            alt_test_note=self.alt_test_note,
+        )
         notes.extend(entry_notes(self.entries.values()))
 
         def value(name: str) -> float | None:

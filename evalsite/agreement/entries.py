@@ -7,10 +7,11 @@ the same reason share one sentence, and an α resting on a single item is flagge
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from evalsite.agreement.common import ResampledStatistic, joined
+from evalsite.agreement.common import ResampledStatistic
+from evalsite.agreement.phrases import Listing, Phrase, gettext_noop
 
 
 @dataclass
@@ -41,11 +42,88 @@ def entry_notes(entries: Iterable[Entry]) -> list[str]:
         if entry.fields.startswith("alpha.") and entry.value is not None and usable == 1:
             single.append(entry.fields)
     if single:
-        notes.append(
-            f"{joined(single)} {'rests' if len(single) == 1 else 'rest'} on a single item: "
-            "α on one item means nothing (ratings that differ on it give 0)."
+        message = (
+            gettext_noop(
+                "%(fields)s rests on a single item: α on one item means nothing (ratings that "
+                "differ on it give 0)."
+            )
+            if len(single) == 1
+            else gettext_noop(
+                "%(fields)s rest on a single item: α on one item means nothing (ratings that "
+                "differ on it give 0)."
+            )
         )
+        notes.append(Phrase(message, fields=Listing(single)))
     for reason, fields in by_reason.items():
-        verb = "is" if len(fields) == 1 else "are"
-        notes.append(f"{joined(fields)} {verb} null: {reason}.")
+        message = (
+            gettext_noop("%(fields)s is null: %(reason)s.")
+            if len(fields) == 1
+            else gettext_noop("%(fields)s are null: %(reason)s.")
+        )
+        notes.append(Phrase(message, fields=Listing(fields), reason=reason))
+    return notes
+
+
+def setting_notes(
+    *,
+    llm: str | None,
+    llm_scored: bool,
+    llm_fields: Sequence[str],
+    intervals_computed: bool,
+    cluster_column: str | None,
+    within: str | None,
+    alt_test_note: str | None,
+) -> list[str]:
+    """The notes on how a block was computed: no LLM, no intervals, clusters, centring."""
+    notes: list[str] = []
+    if llm is None:
+        notes.append(
+            Phrase(
+                gettext_noop(
+                    "No rater is marked as the LLM, so every field comparing the LLM with "
+                    "the humans is null (%(fields)s)."
+                ),
+                fields=", ".join(llm_fields),
+            )
+        )
+    elif not llm_scored:
+        notes.append(
+            Phrase(
+                gettext_noop(
+                    "The LLM rater '%(llm)s' scored none of these items, so every field "
+                    "comparing the LLM with the humans is null (%(fields)s)."
+                ),
+                llm=llm,
+                fields=", ".join(llm_fields),
+            )
+        )
+    if not intervals_computed:
+        notes.append(
+            Phrase(
+                gettext_noop("Every CI is null: bootstrap resampling was turned off (0 resamples).")
+            )
+        )
+    elif cluster_column is not None:
+        notes.append(
+            Phrase(
+                gettext_noop(
+                    "Every CI resamples whole clusters of items (column '%(column)s'), "
+                    "keeping a cluster's items together."
+                ),
+                column=cluster_column,
+            )
+        )
+    if within is not None:
+        notes.append(
+            Phrase(
+                gettext_noop(
+                    "Scores were centred within each value of '%(column)s' before α and the "
+                    "correlations, so that differing means between them cannot inflate "
+                    "pooled agreement; α is at the interval level on the centred scores."
+                ),
+                column=within,
+            )
+        )
+    if alt_test_note is not None:
+        notes.append(Phrase(gettext_noop("alt_test is null: %(reason)s."), reason=alt_test_note))
     return notes

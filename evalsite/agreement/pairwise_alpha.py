@@ -22,11 +22,11 @@ from evalsite.agreement.common import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     MIN_ITEMS_FOR_ALPHA_CI,
-    TOO_FEW_FOR_INTERVAL,
     FloatArray,
     Level,
     StatisticUndefined,
 )
+from evalsite.agreement.phrases import Phrase, gettext_noop, reason_of
 from evalsite.agreement.score_matrix import ScoreMatrix
 
 
@@ -108,7 +108,7 @@ def _pair_alpha(
     try:
         value = krippendorff_alpha(matrix, level)
     except StatisticUndefined as error:
-        return PairAlpha(names, both, None, str(error)), None
+        return PairAlpha(names, both, None, reason_of(error)), None
     return PairAlpha(names, both, value), matrix
 
 
@@ -152,8 +152,11 @@ def llm_human_alpha(
     for name, pairs in groups.items():
         matrices = [matrix for _, matrix in pairs if matrix is not None]
         if not matrices:
-            what = "the LLM and any human" if name == "llm" else "any two humans"
-            notes[name] = f"no α between {what} is defined"
+            notes[name] = Phrase(
+                gettext_noop("no α between the LLM and any human is defined")
+                if name == "llm"
+                else gettext_noop("no α between any two humans is defined")
+            )
             continue
         notes[name] = None
         statistics[name] = MeanPairAlphaStatistic(matrices, level)
@@ -182,16 +185,29 @@ def _alpha_intervals(
     ready: dict[str, MeanPairAlphaStatistic] = {}
     for name, statistic in statistics.items():
         if resamples == 0:
-            intervals[name] = Interval(None, "bootstrap resampling was turned off (0 resamples)")
+            intervals[name] = Interval(
+                None, Phrase(gettext_noop("bootstrap resampling was turned off (0 resamples)"))
+            )
         elif statistic.n_usable < MIN_ITEMS_FOR_ALPHA_CI:
             intervals[name] = Interval(
                 None,
-                f"{TOO_FEW_FOR_INTERVAL} ({statistic.n_usable} usable; at least "
-                f"{MIN_ITEMS_FOR_ALPHA_CI} are needed)",
+                Phrase(
+                    gettext_noop(
+                        "too few items for an interval (%(n)d usable; at least %(needed)d are "
+                        "needed)"
+                    ),
+                    n=statistic.n_usable,
+                    needed=MIN_ITEMS_FOR_ALPHA_CI,
+                ),
             )
         elif statistic.too_costly(resamples):
             intervals[name] = Interval(
-                None, "ratio-level α over this many distinct values is too costly to resample"
+                None,
+                Phrase(
+                    gettext_noop(
+                        "ratio-level α over this many distinct values is too costly to resample"
+                    )
+                ),
             )
         else:
             ready[name] = statistic

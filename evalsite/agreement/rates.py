@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evalsite.agreement.common import SCORE_TOLERANCE, FloatArray, StatisticUndefined, finite
+from evalsite.agreement.phrases import Phrase, gettext_noop
 
 
 class RatioOfSums:
@@ -33,7 +34,7 @@ class RatioOfSums:
     def estimate(self) -> float:
         total = self._denominator.sum()
         if total <= 0:
-            raise StatisticUndefined("there is nothing to average")
+            raise StatisticUndefined(Phrase(gettext_noop("there is nothing to average")))
         return finite(self._numerator.sum() / total)
 
     def __call__(self, weights: FloatArray) -> FloatArray:

@@ -18,6 +18,7 @@ from evalsite.agreement.alt_test import (
     UntestedHuman,
 )
 from evalsite.agreement.common import Interval
+from evalsite.agreement.phrases import texts_of
 
 JsonObject = dict[str, object]
 # The JSON name of each correlation's coefficient.
@@ -258,7 +259,6 @@ class AgreementBlock:
         """A block read back from JSON; fields it lacks read as None (or empty)."""
         n_items = data.get("n_items")
         raters = data.get("raters")
-        notes = data.get("notes")
         llm = data.get("llm")
         level = data.get("level")
         return cls(
@@ -280,5 +280,5 @@ class AgreementBlock:
             within_one=number_of(data.get("within_one")),
             within_one_ci=interval_of(data.get("within_one_ci")),
             alt_test=alt_test_of(data.get("alt_test")),
-            notes=[str(note) for note in notes] if isinstance(notes, list) else [],
+            notes=texts_of(data, "notes"),
         )

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalsite.agreement.common import FloatArray, Level
+from evalsite.agreement.phrases import Phrase, gettext_noop
 
 # Relative tolerance when checking that scores lie on a grid of steps.
 _GRID_TOLERANCE = 1e-6
@@ -46,7 +47,9 @@ def scale_step(scores: FloatArray, *, level: Level, scale: tuple[float, float] |
     scale with two points (``scale`` given and its ends one step apart).
     """
     if level == "nominal":
-        return ScaleStep(None, "nominal categories have no order, so no step of a scale")
+        return ScaleStep(
+            None, Phrase(gettext_noop("nominal categories have no order, so no step of a scale"))
+        )
     ends = np.asarray([] if scale is None else scale, dtype=np.float64)
     grid = np.unique(np.concatenate([scores[~np.isnan(scores)], ends]))
     integer = bool(np.all(np.mod(grid, 1) == 0))
@@ -56,8 +59,14 @@ def scale_step(scores: FloatArray, *, level: Level, scale: tuple[float, float] |
         if points <= 2:
             return ScaleStep(
                 None,
-                f"the scale {scale[0]:g}:{scale[1]:g} has two points, on which every pair is "
-                "within one step",
+                Phrase(
+                    gettext_noop(
+                        "the scale %(low)g:%(high)g has two points, on which every pair is "
+                        "within one step"
+                    ),
+                    low=float(scale[0]),
+                    high=float(scale[1]),
+                ),
             )
     return ScaleStep(step)
 

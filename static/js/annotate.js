@@ -118,10 +118,89 @@
     }
   }
 
+  // Answers given but not yet submitted are kept in this browser per item, so that a reload
+  // or a lost connection does not lose them; submitting the item forgets them.
+  function draftKey() {
+    var form = document.getElementById("answer-form");
+    return form ? "evalsite-answers-" + form.getAttribute("action") : null;
+  }
+
+  function saveDraft() {
+    var key = draftKey();
+    var form = document.getElementById("answer-form");
+    if (!key || !form) {
+      return;
+    }
+    var answers = {};
+    form.querySelectorAll("input[type=radio]:checked, textarea").forEach(function (field) {
+      if (field.value) {
+        answers[field.name] = field.value;
+      }
+    });
+    try {
+      localStorage.setItem(key, JSON.stringify(answers));
+    } catch (error) {
+      /* storage full or disabled: the answers live in the page only */
+    }
+  }
+
+  function forgetDraft() {
+    var key = draftKey();
+    try {
+      if (key) {
+        localStorage.removeItem(key);
+      }
+    } catch (error) {
+      /* storage disabled */
+    }
+  }
+
+  function restoreDraft() {
+    var key = draftKey();
+    var form = document.getElementById("answer-form");
+    var answers = null;
+    try {
+      answers = key ? JSON.parse(localStorage.getItem(key) || "null") : null;
+    } catch (error) {
+      answers = null;
+    }
+    if (!form || !answers) {
+      return;
+    }
+    Object.keys(answers).forEach(function (name) {
+      var fields = Array.prototype.filter.call(form.elements, function (field) {
+        return field.name === name;
+      });
+      if (fields.some(function (field) { return field.checked; })) {
+        return;
+      }
+      fields.forEach(function (field) {
+        if (field.type === "radio") {
+          field.checked = field.value === answers[name];
+        } else if (field.tagName === "TEXTAREA" && !field.value) {
+          field.value = answers[name];
+        }
+      });
+    });
+  }
+
+  document.addEventListener("change", function (event) {
+    if (event.target && event.target.closest && event.target.closest("#answer-form")) {
+      saveDraft();
+    }
+  });
+
+  document.addEventListener("input", function (event) {
+    if (event.target && event.target.tagName === "TEXTAREA" && event.target.closest("#answer-form")) {
+      saveDraft();
+    }
+  });
+
   function start() {
     if (!workspace()) {
       return;
     }
+    restoreDraft();
     shownAt = performance.now();
     var all = questions();
     var firstOpen = all.filter(function (question) {
@@ -234,6 +313,7 @@
       if (field) {
         field.value = String(Math.round(performance.now() - shownAt));
       }
+      forgetDraft();
     },
     true
   );

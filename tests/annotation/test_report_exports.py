@@ -13,6 +13,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 from openpyxl import load_workbook
 from openpyxl.chart import BarChart, ScatterChart
 
@@ -100,7 +101,8 @@ def test_the_workbook_has_every_sheet_with_native_charts(small: Campaign) -> Non
 
 def test_the_summary_sheet_holds_the_headline_figures_and_the_verdict(small: Campaign) -> None:
     result = compute.compute_report(small, resamples=0)
-    header, rows = header_and_rows(workbook_of(small, result)["Summary"])
+    with translation.override("en"):
+        header, rows = header_and_rows(workbook_of(small, result)["Summary"])
     by_dimension = {row[header.index("dimension")]: row for row in rows}
     assert list(by_dimension) == [
         dimensions.POOLED,

@@ -6,7 +6,9 @@ with a real daphne process on a database of its own (see ``testing.servers``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -66,3 +68,46 @@ def log_in(page: Page, base_url: str, username: str, password: str = DEMO_PASSWO
     page.fill("#id_password", password)
     page.click("button[type=submit]")
     page.wait_for_url(f"{base_url}/")
+
+
+def import_film_transcripts(
+    app_server: tuple[TemporaryDatabase, Daphne],
+    folder: Path,
+    campaign: str,
+    prefix: str,
+    replies: list[str],
+) -> None:
+    """Import one transcript per reply (ids ``<prefix>-<n>``) into a new annotation campaign.
+
+    Each test gives replies of its own, so the shared response cache never answers for another.
+    """
+    database, server = app_server
+    rows = [
+        {
+            "id": f"{prefix}-{n}",
+            "system": "warm-recommender",
+            "lang": "en",
+            "turns": [
+                {"role": "user", "text": "A quiet film about space, please."},
+                {"role": "system", "text": text},
+            ],
+        }
+        for n, text in enumerate(replies)
+    ]
+    path = folder / f"{prefix}.jsonl"
+    path.write_text("\n".join(json.dumps(row) for row in rows), encoding="utf-8")
+    database.manage("import_transcripts", str(path), "--campaign", campaign, env=server.env)
+
+
+def fill_scoring_form(page: Page, model: str, concurrency: int) -> None:
+    """Choose the fake endpoint on an LLM evaluator's form (the page is open)."""
+    page.select_option("#id_credential", FAKE_LLM_CREDENTIAL)
+    page.fill("#id_model", model)
+    page.fill("#id_concurrency", str(concurrency))
+
+
+def open_scoring_page(page: Page, base_url: str, campaign: str) -> None:
+    """Sign in as the coordinator and open a campaign's LLM evaluator form."""
+    log_in(page, base_url, "coordinator")
+    page.goto(f"{base_url}/annotation/llm/")
+    page.get_by_role("link", name=campaign).click()

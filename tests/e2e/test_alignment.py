@@ -14,7 +14,12 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from testing.servers import Daphne, TemporaryDatabase
-from tests.e2e.conftest import FAKE_LLM_CREDENTIAL, FAKE_LLM_PORT, log_in
+from tests.e2e.conftest import (
+    FAKE_LLM_PORT,
+    fill_scoring_form,
+    import_film_transcripts,
+    open_scoring_page,
+)
 from tests.fake_openai import Answer, FakeOpenAI, reply
 
 pytestmark = pytest.mark.e2e
@@ -63,9 +68,7 @@ def verdicts(body: dict[str, Any]) -> Answer:
 
 def run_version(page: Page, url: str, fake: FakeOpenAI, label: str, few_shot: str) -> None:
     page.goto(url)
-    page.select_option("#id_credential", FAKE_LLM_CREDENTIAL)
-    page.fill("#id_model", fake.model)
-    page.fill("#id_concurrency", "2")
+    fill_scoring_form(page, fake.model, concurrency=2)
     page.fill("#id_label", label)
     page.fill("#id_few_shot", few_shot)
     page.locator("#start-scoring").click()
@@ -77,28 +80,13 @@ def test_two_versions_are_compared_after_three_adjudications(
     page: Page, app_server: tuple[TemporaryDatabase, Daphne], tmp_path: Path
 ) -> None:
     database, server = app_server
-    rows = [
-        {
-            "id": f"align-{n}",
-            "system": "warm-recommender",
-            "lang": "en",
-            "turns": [
-                {"role": "user", "text": "A quiet film about space, please."},
-                {"role": "system", "text": f"Try Film {n} (2009): slow, clever, set on the Moon."},
-            ],
-        }
-        for n in range(ITEMS)
-    ]
-    path = tmp_path / "alignment.jsonl"
-    path.write_text("\n".join(json.dumps(row) for row in rows), encoding="utf-8")
-    database.manage("import_transcripts", str(path), "--campaign", CAMPAIGN, env=server.env)
+    replies = [f"Try Film {n} (2009): slow, clever, set on the Moon." for n in range(ITEMS)]
+    import_film_transcripts(app_server, tmp_path, CAMPAIGN, "align", replies)
     database.manage("shell", "-c", PEOPLE, env=server.env)
     fake = FakeOpenAI(port=FAKE_LLM_PORT).start()
     fake.script(*[verdicts] * (2 * ITEMS))
     try:
-        log_in(page, server.url, "coordinator")
-        page.goto(f"{server.url}/annotation/llm/")
-        page.get_by_role("link", name=CAMPAIGN).click()
+        open_scoring_page(page, server.url, CAMPAIGN)
         scoring = page.url
         run_version(page, scoring, fake, "plain", "0")
         run_version(page, scoring, fake, "fewshot", "3")

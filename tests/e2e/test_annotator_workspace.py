@@ -1,4 +1,5 @@
-"""The annotator's workspace on a phone: what keys say in the page, the shortcut sheet, undo."""
+"""The annotator's workspace on a phone: what keys say in the page, the shortcut sheet, undo,
+and answers kept across a reload."""
 
 from __future__ import annotations
 
@@ -66,4 +67,16 @@ def test_keys_explain_themselves_and_a_skip_can_be_undone(browser: Browser, base
     expect(page.locator(".undo-skip")).to_be_visible()
     page.keyboard.press("U")
     expect(page.locator("#workspace")).to_have_attribute("data-transcript", skipped or "")
+
+    # An answer given but not submitted survives a reload.
+    page.locator("#workspace fieldset.question").first.locator("input").first.focus()
+    page.keyboard.press("3")
+    expect(
+        page.locator("#workspace fieldset.question").first.locator("input:checked")
+    ).to_have_value("3")
+    page.goto(base_url + (page.locator("#answer-form").get_attribute("action") or ""))
+    expect(page.locator("#workspace")).to_have_attribute("data-transcript", skipped or "")
+    again = page.locator("#workspace fieldset.question").first
+    expect(again.locator("input:checked")).to_have_value("3")
+    expect(page.locator("#workspace fieldset.question input:checked")).to_have_count(1)
     context.close()

@@ -9,7 +9,12 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from testing.servers import Daphne, TemporaryDatabase
-from tests.e2e.conftest import FAKE_LLM_CREDENTIAL, FAKE_LLM_PORT, log_in
+from tests.e2e.conftest import (
+    FAKE_LLM_PORT,
+    fill_scoring_form,
+    import_film_transcripts,
+    open_scoring_page,
+)
 from tests.fake_openai import Answer, FakeOpenAI, reply, slow
 
 pytestmark = pytest.mark.e2e
@@ -28,32 +33,15 @@ def slow_verdicts(body: dict[str, Any]) -> Answer:
 def test_a_coordinator_starts_a_scoring_job_and_watches_it_reach_100_percent(
     page: Page, app_server: tuple[TemporaryDatabase, Daphne], tmp_path: Path
 ) -> None:
-    database, server = app_server
-    rows = [
-        {
-            "id": f"llm-{n}",
-            "system": "warm-recommender",
-            "lang": "en",
-            "turns": [
-                {"role": "user", "text": "A quiet film about space, please."},
-                # Text of its own: the response cache must not answer from another test.
-                {"role": "system", "text": f"Try Film {n} (2010): slow, bright, set on Mars."},
-            ],
-        }
-        for n in range(TRANSCRIPTS)
-    ]
-    path = tmp_path / "llm-check.jsonl"
-    path.write_text("\n".join(json.dumps(row) for row in rows), encoding="utf-8")
-    database.manage("import_transcripts", str(path), "--campaign", CAMPAIGN, env=server.env)
+    _, server = app_server
+    # Replies of their own: the response cache must not answer from another test.
+    replies = [f"Try Film {n} (2010): slow, bright, set on Mars." for n in range(TRANSCRIPTS)]
+    import_film_transcripts(app_server, tmp_path, CAMPAIGN, "llm", replies)
     fake = FakeOpenAI(port=FAKE_LLM_PORT).start()
     fake.script(*[slow_verdicts] * TRANSCRIPTS)
     try:
-        log_in(page, server.url, "coordinator")
-        page.goto(f"{server.url}/annotation/llm/")
-        page.get_by_role("link", name=CAMPAIGN).click()
-        page.select_option("#id_credential", FAKE_LLM_CREDENTIAL)
-        page.fill("#id_model", fake.model)
-        page.fill("#id_concurrency", "1")
+        open_scoring_page(page, server.url, CAMPAIGN)
+        fill_scoring_form(page, fake.model, concurrency=1)
         page.locator("#start-scoring").click()
 
         page.wait_for_url(re.compile(r"/jobs/\d+/$"))

@@ -135,3 +135,27 @@ def test_it_matches_scikit_learn_over_the_gold_classes(
     assert scores.official_f == pytest.approx(0.0 if p + r == 0 else 2 * p * r / (p + r))
     assert scores.macro_f1 == pytest.approx(metrics.f1_score(gold, pred, **kwargs))
     assert scores.accuracy == pytest.approx(metrics.accuracy_score(gold, pred))
+
+
+def test_a_constant_predictor_scores_by_hand() -> None:
+    # gold a a b b b b b c, and every utterance predicted "b" (the majority class).
+    scores = score(LABELS, indices("aabbbbbc"), indices("bbbbbbbb"))
+    assert [row.predicted for row in scores.per_class] == [0, 8, 0]
+    a, b, c = scores.per_class
+    # a and c are never predicted: precision 0, and recall 0 and F1 0 with it.
+    assert (a.precision, a.recall, a.f1) == (0.0, 0.0, 0.0)
+    assert (c.precision, c.recall, c.f1) == (0.0, 0.0, 0.0)
+    # b: P 5/8, R 1, F1 2 (5/8) / (13/8) = 10/13
+    assert (b.precision, b.recall, b.f1) == pytest.approx((5 / 8, 1.0, 10 / 13))
+    # P̄ = (5/8) / 3 = 5/24, R̄ = 1/3;  F = 2 (5/24)(1/3) / (5/24 + 8/24) = 10/39
+    assert scores.macro_precision == pytest.approx(5 / 24)
+    assert scores.macro_recall == pytest.approx(1 / 3)
+    assert scores.official_f == pytest.approx(10 / 39)
+    # macro-F1 = (10/13) / 3 = 10/39 too: for a constant predictor the two coincide.
+    assert scores.macro_f1 == pytest.approx(10 / 39)
+    assert scores.accuracy == pytest.approx(5 / 8)
+    gold, pred = indices("aabbbbbc"), indices("bbbbbbbb")
+    sk_p, sk_r, _, _ = metrics.precision_recall_fscore_support(
+        gold, pred, labels=[0, 1, 2], average="macro", zero_division=0
+    )
+    assert (scores.macro_precision, scores.macro_recall) == pytest.approx((sk_p, sk_r))

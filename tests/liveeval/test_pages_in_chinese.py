@@ -1,0 +1,48 @@
+"""The coordinator's live pages in the Chinese interface hold no English sentence: the
+leaderboard with its notes, the simulated judges' form and the campaign's pages."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from liveeval.models import Campaign, DialogueSystem, TaskCard
+from tests.chinese_text import chinese_page, english_runs
+from tests.liveeval.test_views import rated_campaign
+
+pytestmark = pytest.mark.django_db
+
+__all__ = ["rated_campaign"]
+
+
+def live_data(campaign: Campaign) -> list[str]:
+    """What the campaign's own data put on its pages: names, aliases, task cards."""
+    data = [campaign.name]
+    for system in DialogueSystem.objects.all():
+        data += [system.name, system.alias, system.slug, system.description]
+    for card in TaskCard.objects.all():
+        data += [card.key, card.title_en, card.description_en]
+    return data
+
+
+@pytest.mark.parametrize(
+    "page",
+    ["liveeval:leaderboard", "simulation:campaign", "liveeval:campaign_detail"],
+)
+def test_the_page_has_no_english_sentence_in_chinese(
+    rated_campaign: Campaign, coordinator_client: Client, page: str
+) -> None:
+    html = chinese_page(coordinator_client, reverse(page, args=[rated_campaign.pk]))
+    assert english_runs(html, live_data(rated_campaign)) == []
+
+
+def test_the_leaderboards_export_labels_use_chinese_punctuation(
+    rated_campaign: Campaign, coordinator_client: Client
+) -> None:
+    url = reverse("liveeval:leaderboard", args=[rated_campaign.pk])
+    html = chinese_page(coordinator_client, url)
+    assert "会话：" in html and "对话语言：" in html
+    assert "Sessions" not in html
+    # The agreement notes, built by the statistics, are translated too.
+    assert "无置信区间：条目太少，无法给出区间" in html
