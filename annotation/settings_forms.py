@@ -40,7 +40,7 @@ class CampaignSettingsForm(forms.ModelForm[Campaign]):
             "instructions": forms.Textarea(attrs={"rows": 6}),
         }
         field_classes = {"rubric": RubricChoiceField}
-        labels = {"annotators": _("Team")}
+        labels = {"annotators": _("Team"), "rubric": _("Rubric")}
         help_texts = {
             "instructions": _(
                 "Plain text shown to annotators. A blank line starts a paragraph; "
