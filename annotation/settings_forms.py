@@ -64,6 +64,8 @@ class CampaignSettingsForm(forms.ModelForm[Campaign]):
         rubric = self.fields["rubric"]
         assert isinstance(rubric, forms.ModelChoiceField)
         rubric.queryset = Rubric.objects.order_by("key", "-version")
+        if self.instance.pk is None and "rubric" not in self.initial:
+            self.initial["rubric"] = rubric.queryset.values_list("pk", flat=True).first()
         if self.instance.pk is not None and self.instance.has_responses():
             rubric.disabled = True
             rubric.help_text = _("The campaign already has annotations; its rubric is fixed.")

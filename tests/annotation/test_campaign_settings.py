@@ -279,3 +279,20 @@ def test_an_archived_campaign_is_hidden_refuses_work_and_can_be_restored(
     campaign.refresh_from_db()
     assert not campaign.is_archived
     assert annotator_client.get(reverse("annotation:work", args=[campaign.pk])).status_code == 302
+
+
+@pytest.mark.django_db
+def test_an_archived_campaign_is_offered_to_no_invitation(campaign: Campaign) -> None:
+    from annotation import teams
+
+    assert (campaign.pk, campaign.name) in teams.open_campaigns()
+    campaign_lifecycle.archive(campaign)
+    assert (campaign.pk, campaign.name) not in teams.open_campaigns()
+
+
+@pytest.mark.django_db
+def test_a_new_campaign_proposes_a_loaded_rubric(
+    coordinator_client: Client, rubric: Rubric
+) -> None:
+    form = coordinator_client.get(reverse("annotation:campaign_new")).context["form"]
+    assert form["rubric"].value() == rubric.pk

@@ -120,3 +120,12 @@ def test_the_campaign_page_shows_each_task_cards_title_and_preview(
     text = page.content.decode()
     assert "<strong>A flight from Beijing to Shanghai</strong>" in text
     assert "Book a flight from Beijing to Shanghai tomorrow." in text
+
+
+def test_an_archived_campaign_is_offered_to_no_invitation(system: DialogueSystem) -> None:
+    from liveeval import campaign_lifecycle, teams
+
+    campaign = draft(system, [])
+    assert (campaign.pk, campaign.name) in teams.open_campaigns()
+    campaign_lifecycle.archive(campaign)
+    assert (campaign.pk, campaign.name) not in teams.open_campaigns()
