@@ -5,15 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 
 def copy_name(model: Any, name: str) -> str:
     """A name no campaign of ``model`` has: "<name> (copy)", then "(copy 2)", "(copy 3)"…"""
-    candidate, n = f"{name} (copy)", 1
+    candidate, n = gettext("%(name)s (copy)") % {"name": name}, 1
     while model.objects.filter(name=candidate).exists():
         n += 1
-        candidate = f"{name} (copy {n})"
+        candidate = gettext("%(name)s (copy %(n)s)") % {"name": name, "n": n}
     return candidate[:200]
 
 

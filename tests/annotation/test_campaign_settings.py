@@ -235,7 +235,7 @@ def test_a_copy_takes_the_settings_and_team_but_no_transcripts(
     )
     original.annotators.add(annotator)
     url = reverse("annotation:clone", args=[original.pk])
-    assert 'value="Test campaign (copy)"' in coordinator_client.get(url).content.decode()
+    assert 'value="Test campaign (copy)"' in english(coordinator_client).get(url).content.decode()
     response = coordinator_client.post(url, {"name": "Second round"})
     copy = Campaign.objects.get(name="Second round")
     assert response.status_code == 302

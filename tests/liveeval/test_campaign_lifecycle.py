@@ -45,7 +45,7 @@ def test_a_copy_is_a_draft_with_the_same_design_and_no_conversation(
     original.save()
     campaigns.open_campaign(original)
     url = reverse("liveeval:campaign_clone", args=[original.pk])
-    assert 'value="Round one (copy)"' in coordinator_client.get(url).content.decode()
+    assert 'value="Round one (copy)"' in english(coordinator_client).get(url).content.decode()
     response = coordinator_client.post(url, {"name": "Round two"})
     copy = Campaign.objects.get(name="Round two")
     assert response.status_code == 302
@@ -129,3 +129,14 @@ def test_an_archived_campaign_is_offered_to_no_invitation(system: DialogueSystem
     assert (campaign.pk, campaign.name) in teams.open_campaigns()
     campaign_lifecycle.archive(campaign)
     assert (campaign.pk, campaign.name) not in teams.open_campaigns()
+
+
+def test_a_copy_is_proposed_a_free_name_in_the_readers_language(
+    coordinator_client: Client, system: DialogueSystem
+) -> None:
+    original = draft(system, [])
+    Campaign.objects.create(name="Round one (copy)", today=TODAY)
+    url = reverse("liveeval:campaign_clone", args=[original.pk])
+    assert 'value="Round one (copy 2)"' in english(coordinator_client).get(url).content.decode()
+    coordinator_client.cookies["django_language"] = "zh-hans"
+    assert 'value="Round one（副本）"' in coordinator_client.get(url).content.decode()
