@@ -56,8 +56,10 @@ def campaign_settings(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def gold_items(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The campaign's transcripts, gold ones first, each with a link to its expected answers."""
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    transcripts = campaign.transcripts.order_by("position", "pk")
-    golden = [t for t in transcripts.exclude(gold={})]
+    transcripts = campaign.transcripts.order_by("position", "pk").only(
+        "pk", "external_id", "system", "gold"
+    )
+    golden = list(transcripts.exclude(gold={}))
     page = Paginator(transcripts, GOLD_PAGE_SIZE).get_page(request.GET.get("page"))
     context = {"campaign": campaign, "golden": golden, "page": page}
     return render(request, "annotation/gold_items.html", context)

@@ -49,7 +49,9 @@ def task_languages(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Store the dialogue language of each task card of a bilingual draft campaign."""
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     form = TaskLanguagesForm(request.POST, campaign=campaign)
-    if campaign.lang != Campaign.Lang.BILINGUAL or not form.is_valid():
+    if campaign.lang != Campaign.Lang.BILINGUAL:
+        messages.error(request, _("Only a bilingual campaign has a language per task card."))
+    elif not form.is_valid():
         messages.error(request, _("Choose Chinese or English for each task card."))
     else:
         try:

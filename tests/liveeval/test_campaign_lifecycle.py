@@ -140,3 +140,18 @@ def test_a_copy_is_proposed_a_free_name_in_the_readers_language(
     assert 'value="Round one (copy 2)"' in english(coordinator_client).get(url).content.decode()
     coordinator_client.cookies["django_language"] = "zh-hans"
     assert 'value="Round one（副本）"' in coordinator_client.get(url).content.decode()
+
+
+def test_a_campaign_in_one_language_keeps_no_language_per_card(
+    coordinator_client: Client, system: DialogueSystem
+) -> None:
+    campaign = draft(system, [], lang="zh")
+    task = campaign.tasks.get()
+    page = english(coordinator_client).get(reverse("liveeval:campaign_detail", args=[campaign.pk]))
+    assert 'id="task-languages"' not in page.content.decode()
+    url = reverse("liveeval:campaign_task_languages", args=[campaign.pk])
+    refused = coordinator_client.post(url, {f"lang_{task.pk}": "en"}, follow=True)
+    assert "Only a bilingual campaign" in refused.content.decode()
+    campaign.refresh_from_db()
+    assert campaign.task_languages == {}
+    assert campaign.dialogue_lang(task) == "zh"
