@@ -53,3 +53,22 @@ def set_gold(transcript: Transcript, answers: dict[str, int]) -> None:
         raise ValueError(f"answers outside the rubric's scales: {', '.join(sorted(bad))}")
     transcript.gold = dict(answers)
     transcript.save(update_fields=["gold"])
+
+
+@dataclass(frozen=True)
+class GoldRow:
+    """A gold transcript with its expected answers, each as (question name, value)."""
+
+    transcript: Transcript
+    answers: list[tuple[str, int]]
+
+
+def gold_rows(
+    transcripts: list[Transcript], dimensions: list[Dimension], lang: str
+) -> list[GoldRow]:
+    """Gold transcripts with their answers in rubric order, named in the reader's language."""
+    names = [(d.key, d.name(lang)) for d in sorted(dimensions, key=lambda d: d.position)]
+    return [
+        GoldRow(t, [(name, t.gold[key]) for key, name in names if key in t.gold])
+        for t in transcripts
+    ]

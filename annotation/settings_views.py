@@ -8,6 +8,7 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -59,7 +60,9 @@ def gold_items(request: HttpRequest, campaign_id: int) -> HttpResponse:
     transcripts = campaign.transcripts.order_by("position", "pk").only(
         "pk", "external_id", "system", "gold"
     )
-    golden = list(transcripts.exclude(gold={}))
+    golden = gold.gold_rows(
+        list(transcripts.exclude(gold={})), list(campaign.rubric.dimensions.all()), get_language()
+    )
     page = Paginator(transcripts, GOLD_PAGE_SIZE).get_page(request.GET.get("page"))
     context = {"campaign": campaign, "golden": golden, "page": page}
     return render(request, "annotation/gold_items.html", context)

@@ -180,8 +180,8 @@ def test_a_transcript_becomes_gold_with_answers_on_its_scales(
     assert response.status_code == 302
     transcript.refresh_from_db()
     assert transcript.gold == {dimension.key: dimension.scale_max}
-    listing = coordinator_client.get(reverse("annotation:gold_items", args=[campaign.pk]))
-    assert f"{dimension.key} = {dimension.scale_max}" in listing.content.decode()
+    listing = english(coordinator_client).get(reverse("annotation:gold_items", args=[campaign.pk]))
+    assert f"{dimension.name_en} = {dimension.scale_max}" in listing.content.decode()
 
 
 @pytest.mark.django_db
