@@ -15,7 +15,7 @@ from evalsite.home import HomePart, register
 def campaigns_open_to(user: Any) -> list[Campaign]:
     """Open campaigns that list ``user`` as an annotator, or list nobody."""
     return list(
-        Campaign.objects.filter(status=Campaign.Status.OPEN)
+        Campaign.objects.filter(status=Campaign.Status.OPEN, archived_at__isnull=True)
         .filter(Q(annotators__isnull=True) | Q(annotators=user))
         .distinct()
         .order_by("name")
@@ -33,14 +33,18 @@ def annotator_section(user: Any) -> HomePart:
         .values_list("campaign", "n")
     )
     queues = [{"campaign": campaign, "done": done.get(campaign.pk, 0)} for campaign in campaigns]
-    adjudications = list(Campaign.objects.filter(alignment__adjudicators=user).order_by("name"))
+    adjudications = list(
+        Campaign.objects.filter(alignment__adjudicators=user, archived_at__isnull=True).order_by(
+            "name"
+        )
+    )
     return HomePart(
         "annotation/_home_annotator.html", {"queues": queues, "adjudications": adjudications}
     )
 
 
 def coordinator_campaigns(user: Any) -> dict[str, Any]:
-    return {"annotation_campaigns": list(Campaign.objects.all()[:20])}
+    return {"annotation_campaigns": list(Campaign.objects.filter(archived_at__isnull=True)[:20])}
 
 
 def coordinator_part(user: Any) -> HomePart:

@@ -14,7 +14,7 @@ from evalsite.invitations import Team, register_team
 
 def open_campaigns() -> list[tuple[int, str]]:
     return list(
-        Campaign.objects.filter(status=Campaign.Status.OPEN)
+        Campaign.objects.filter(status=Campaign.Status.OPEN, archived_at__isnull=True)
         .order_by("name")
         .values_list("pk", "name")
     )

@@ -9,13 +9,30 @@ from __future__ import annotations
 
 from django.urls import include, path
 
-from annotation import views
+from annotation import settings_views, views
 
 campaign_patterns = [
     path("campaigns/", views.campaigns, name="campaigns"),
     path("import/", views.import_transcripts, name="import_transcripts"),
     path("import/llm-scores/", views.import_scores, name="import_scores"),
+    path("new/", settings_views.campaign_new, name="campaign_new"),
     path("<int:campaign_id>/", views.dashboard, name="dashboard"),
+    path("<int:campaign_id>/settings/", settings_views.campaign_settings, name="settings"),
+    path("<int:campaign_id>/gold/", settings_views.gold_items, name="gold_items"),
+    path("<int:campaign_id>/gold/<int:transcript_id>/", settings_views.gold_item, name="gold_item"),
+    path("<int:campaign_id>/clone/", settings_views.campaign_clone, name="clone"),
+    path(
+        "<int:campaign_id>/archive/",
+        settings_views.campaign_archive,
+        {"archived": True},
+        name="archive",
+    ),
+    path(
+        "<int:campaign_id>/restore/",
+        settings_views.campaign_archive,
+        {"archived": False},
+        name="restore",
+    ),
     path("<int:campaign_id>/roster/", views.roster, name="roster"),
     path(
         "<int:campaign_id>/transcripts/<int:transcript_id>/",

@@ -11,7 +11,7 @@ from typing import Any
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Prefetch
+from django.db.models import F, Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -27,6 +27,7 @@ from annotation.imports.formats import guess_format
 from annotation.jobs import store_upload
 from annotation.models import Assignment, Campaign, Dimension, Level, Transcript
 from evalsite import jobs
+from evalsite.archive import CampaignArchived
 from evalsite.http import HtmxHttpRequest
 from evalsite.roles import annotator_required, coordinator_required
 
@@ -39,6 +40,8 @@ def _campaign_for_annotator(request: HttpRequest, campaign_id: int) -> Campaign:
     campaign = get_object_or_404(Campaign.objects.select_related("rubric"), pk=campaign_id)
     if not campaign.open_to(request.user):
         raise PermissionDenied
+    if campaign.is_archived:
+        raise CampaignArchived(campaign.name)
     return campaign
 
 
@@ -282,7 +285,9 @@ def campaigns(request: HttpRequest) -> HttpResponse:
             "campaign": campaign,
             "bar": progress.campaign_bar(campaign, progress.campaign_figures(campaign)),
         }
-        for campaign in Campaign.objects.select_related("rubric")
+        for campaign in Campaign.objects.select_related("rubric").order_by(
+            F("archived_at").asc(nulls_first=True), "-created_at", "-id"
+        )
     ]
     return render(request, "annotation/campaigns.html", {"rows": rows})
 
@@ -359,7 +364,8 @@ def _start_import(request: HttpRequest, kind: str, params: dict[str, Any]) -> Ht
 @coordinator_required
 @require_http_methods(["GET", "POST"])
 def import_transcripts(request: HttpRequest) -> HttpResponse:
-    form = ImportTranscriptsForm(request.POST or None, request.FILES or None)
+    initial = {"campaign": request.GET.get("campaign")}
+    form = ImportTranscriptsForm(request.POST or None, request.FILES or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         personas = form.cleaned_data.get("personas")
         return _start_import(

@@ -161,6 +161,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "evalsite.archive.ArchivedCampaignMiddleware",
 ]
 
 ROOT_URLCONF = "evalsite.urls"

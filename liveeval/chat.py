@@ -34,7 +34,7 @@ def may_chat(user: Any, session: ChatSession) -> bool:
     if user is None or not user.is_authenticated:
         return False
     role = CHAT_ROLES.get(ChatSession.Kind(session.kind))
-    if role is None:
+    if role is None or (session.campaign is not None and session.campaign.is_archived):
         return False
     return session.user_id == user.pk and roles.has_role(user, role)
 

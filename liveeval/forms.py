@@ -217,3 +217,26 @@ class SandboxForm(forms.Form):
     system = forms.ModelChoiceField(queryset=DialogueSystem.objects.all(), label=_("System"))
     lang = forms.ChoiceField(choices=DIALOGUE_LANGUAGES, label=_("Dialogue language"))
     today = forms.DateField(label=_("Dialogue date"), widget=IsoDateInput())
+
+
+class TaskLanguagesForm(forms.Form):
+    """In a bilingual draft campaign: the language each task card's dialogues are held in."""
+
+    def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        self.tasks = list(campaign.tasks.order_by("key"))
+        lang = get_language() or "en"
+        for task in self.tasks:
+            self.fields[self.field_name(task)] = forms.ChoiceField(
+                label=f"{task.title(lang)} ({task.key})",
+                choices=DIALOGUE_LANGUAGES,
+                initial=campaign.dialogue_lang(task),
+            )
+
+    @staticmethod
+    def field_name(task: TaskCard) -> str:
+        return f"lang_{task.pk}"
+
+    def chosen(self) -> dict[TaskCard, str]:
+        return {task: self.cleaned_data[self.field_name(task)] for task in self.tasks}

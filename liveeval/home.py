@@ -11,7 +11,10 @@ from liveeval.models import Campaign, ChatSession
 
 def judge_section(user: Any) -> HomePart:
     mine = ChatSession.objects.filter(
-        user=user, kind=ChatSession.Kind.JUDGED, campaign__status=Campaign.Status.OPEN
+        user=user,
+        kind=ChatSession.Kind.JUDGED,
+        campaign__status=Campaign.Status.OPEN,
+        campaign__archived_at__isnull=True,
     )
     pending = mine.filter(status=ChatSession.Status.PENDING).count()
     unfinished = mine.filter(status=ChatSession.Status.OPEN).count()
@@ -34,7 +37,7 @@ def judge_section(user: Any) -> HomePart:
 
 
 def coordinator_campaigns(user: Any) -> dict[str, Any]:
-    return {"live_campaigns": list(Campaign.objects.all()[:20])}
+    return {"live_campaigns": list(Campaign.objects.filter(archived_at__isnull=True)[:20])}
 
 
 def coordinator_part(user: Any) -> HomePart:

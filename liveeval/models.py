@@ -202,6 +202,21 @@ class Campaign(models.Model):
     created_at = models.DateTimeField(_("created"), default=timezone.now)
     opened_at = models.DateTimeField(_("opened"), null=True, blank=True)
     closed_at = models.DateTimeField(_("closed"), null=True, blank=True)
+    archived_at = models.DateTimeField(
+        _("archived"),
+        null=True,
+        blank=True,
+        help_text=_("An archived campaign is hidden from judges and takes no new work."),
+    )
+    task_languages = models.JSONField(
+        _("dialogue language of each task card"),
+        default=dict,
+        blank=True,
+        help_text=_(
+            "In a bilingual campaign: task card id to language, where it differs from the "
+            "card's own."
+        ),
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -231,9 +246,16 @@ class Campaign(models.Model):
     def is_open(self) -> bool:
         return self.status == self.Status.OPEN
 
+    @property
+    def is_archived(self) -> bool:
+        return self.archived_at is not None
+
     def dialogue_lang(self, task: TaskCard) -> str:
-        """The language a dialogue about ``task`` is held in: the campaign's, or the card's."""
-        return task.lang if self.lang == self.Lang.BILINGUAL else self.lang
+        """The language a dialogue about ``task`` is held in: the campaign's, or, in a
+        bilingual campaign, the one chosen for the card here, else the card's own."""
+        if self.lang != self.Lang.BILINGUAL:
+            return self.lang
+        return str(self.task_languages.get(str(task.pk), task.lang))
 
 
 class SystemAlias(models.Model):

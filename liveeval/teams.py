@@ -15,6 +15,7 @@ from liveeval.models import Campaign
 def open_campaigns() -> list[tuple[int, str]]:
     return list(
         Campaign.objects.exclude(status=Campaign.Status.CLOSED)
+        .filter(archived_at__isnull=True)
         .order_by("name")
         .values_list("pk", "name")
     )

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from liveeval import system_views, views
+from liveeval import lifecycle_views, system_views, views
 
 app_name = "liveeval"
 
@@ -32,6 +32,26 @@ urlpatterns = [
         views.campaign_action,
         {"action": "close"},
         name="campaign_close",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/clone/", lifecycle_views.campaign_clone, name="campaign_clone"
+    ),
+    path(
+        "campaigns/<int:campaign_id>/archive/",
+        lifecycle_views.campaign_archive,
+        {"archived": True},
+        name="campaign_archive",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/restore/",
+        lifecycle_views.campaign_archive,
+        {"archived": False},
+        name="campaign_restore",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/task-languages/",
+        lifecycle_views.task_languages,
+        name="campaign_task_languages",
     ),
     path(
         "campaigns/<int:campaign_id>/leaderboard/",

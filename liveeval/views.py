@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, cast
 
 from asgiref.sync import async_to_sync
@@ -8,26 +9,39 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.text import Truncator
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from evalsite import roles
+from evalsite.archive import CampaignArchived
 from evalsite.http import HtmxHttpRequest
 from liveeval import campaigns, chat, rating, results
 from liveeval.consumers import group_name
-from liveeval.forms import CampaignForm, RatingForm, SandboxForm
+from liveeval.forms import CampaignForm, RatingForm, SandboxForm, TaskLanguagesForm
 from liveeval.home import judge_section
-from liveeval.models import Campaign, ChatSession, DialogueSystem
+from liveeval.models import Campaign, ChatSession, DialogueLang, DialogueSystem, TaskCard
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    task: TaskCard
+    title: str
+    preview: str
+    dialogue_lang: str
 
 
 def _own_session(request: HttpRequest, session_id: int) -> ChatSession:
     session = get_object_or_404(
         ChatSession.objects.select_related("system", "task", "campaign"), pk=session_id
     )
+    if session.campaign is not None and session.campaign.is_archived:
+        raise CampaignArchived(session.campaign.name)
     if not chat.may_chat(request.user, session):
         raise PermissionDenied
     return session
@@ -42,7 +56,10 @@ def _broadcast_end(session: ChatSession) -> None:
 def next_pending_session(user: Any) -> ChatSession | None:
     """The judge's session to work on: an unfinished or unrated one first, then the next planned."""
     mine = ChatSession.objects.filter(
-        user=user, kind=ChatSession.Kind.JUDGED, campaign__status=Campaign.Status.OPEN
+        user=user,
+        kind=ChatSession.Kind.JUDGED,
+        campaign__status=Campaign.Status.OPEN,
+        campaign__archived_at__isnull=True,
     )
     unfinished = mine.filter(status=ChatSession.Status.OPEN).order_by("started_at", "pk").first()
     if unfinished is not None:
@@ -154,7 +171,9 @@ def sandbox(request: HttpRequest) -> HttpResponse:
 
 @roles.coordinator_required
 def campaign_list(request: HttpRequest) -> HttpResponse:
-    campaigns = Campaign.objects.annotate(
+    campaigns = Campaign.objects.order_by(
+        F("archived_at").asc(nulls_first=True), "-created_at", "-id"
+    ).annotate(
         n_sessions=Count("sessions", filter=Q(sessions__kind=ChatSession.Kind.JUDGED)),
         n_rated=Count("sessions", filter=Q(sessions__rating__isnull=False)),
     )
@@ -194,10 +213,26 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
         **_progress_context(campaign),
         "flagged": campaigns.flagged_pairs(campaign),
         "systems": [(system, aliases[system.pk]) for system in campaign.systems.order_by("slug")],
-        "tasks": campaign.tasks.all(),
+        "tasks": _task_rows(campaign),
         "judges": campaign.judges.order_by("username"),
     }
+    if campaign.lang == Campaign.Lang.BILINGUAL and campaign.status == Campaign.Status.DRAFT:
+        context["languages_form"] = TaskLanguagesForm(campaign=campaign)
     return render(request, "liveeval/campaign_detail.html", context)
+
+
+def _task_rows(campaign: Campaign) -> list[TaskRow]:
+    """Each task card as the campaign page lists it: title, preview and dialogue language."""
+    lang = get_language() or "en"
+    return [
+        TaskRow(
+            task=task,
+            title=task.title(lang),
+            preview=Truncator(task.description(lang)).chars(160),
+            dialogue_lang=str(DialogueLang(campaign.dialogue_lang(task)).label),
+        )
+        for task in campaign.tasks.order_by("key")
+    ]
 
 
 @roles.coordinator_required

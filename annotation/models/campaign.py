@@ -9,8 +9,10 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
+from annotation.instructions import format_instructions
 from annotation.models.rubric import Rubric, RubricFrozen
 
 # The alt-test's default allowance, for skilled annotators (evalsite.agreement.alt_test).
@@ -83,6 +85,12 @@ class Campaign(models.Model):
         help_text=_("Leave empty to open the campaign to every annotator."),
     )
     created_at = models.DateTimeField(_("created"), default=timezone.now)
+    archived_at = models.DateTimeField(
+        _("archived"),
+        null=True,
+        blank=True,
+        help_text=_("An archived campaign is hidden from annotators and takes no new work."),
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -114,6 +122,15 @@ class Campaign(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status == self.Status.OPEN
+
+    @property
+    def is_archived(self) -> bool:
+        return self.archived_at is not None
+
+    @property
+    def formatted_instructions(self) -> SafeString:
+        """The instructions as safe HTML: paragraphs, line breaks and http(s) links only."""
+        return format_instructions(self.instructions)
 
     def has_responses(self) -> bool:
         from annotation.models.transcript import Response  # transcript.py builds on campaigns

@@ -30,6 +30,13 @@ PAGES: list[tuple[str, str, str, str, int]] = [
     ("annotation:dashboard", "campaign", "get", roles.COORDINATORS, 200),
     ("annotation:roster", "campaign", "get", roles.COORDINATORS, 200),
     ("annotation:transcript_scores", "item", "get", roles.COORDINATORS, 200),
+    ("annotation:campaign_new", "site", "get", roles.COORDINATORS, 200),
+    ("annotation:settings", "campaign", "get", roles.COORDINATORS, 200),
+    ("annotation:gold_items", "campaign", "get", roles.COORDINATORS, 200),
+    ("annotation:gold_item", "item", "get", roles.COORDINATORS, 200),
+    ("annotation:clone", "campaign", "get", roles.COORDINATORS, 200),
+    ("annotation:archive", "campaign", "post", roles.COORDINATORS, 302),
+    ("annotation:restore", "campaign", "post", roles.COORDINATORS, 302),
 ]
 
 

@@ -51,6 +51,11 @@ NOT_PAGES: dict[str, str] = {
     "intent:test_inputs": "a JSON file",
     "intent:submission_csv": "a CSV file",
     "intent:submission_xlsx": "an XLSX file",
+    "annotation:archive": "POST only",
+    "annotation:restore": "POST only",
+    "liveeval:campaign_archive": "POST only",
+    "liveeval:campaign_restore": "POST only",
+    "liveeval:campaign_task_languages": "POST only",
 }
 # Whole namespaces that are not the site's own pages.
 NOT_PAGE_NAMESPACES = ("admin", "booking_api")
@@ -176,6 +181,11 @@ INSTANCES: dict[str, Callable[[], dict[str, Any]]] = {
     "annotation:work": _annotation_campaign,
     "annotation:mine": _annotation_campaign,
     "annotation:item": _transcript,
+    "annotation:settings": _annotation_campaign,
+    "annotation:gold_items": _annotation_campaign,
+    "annotation:gold_item": _transcript,
+    "annotation:clone": _annotation_campaign,
+    "liveeval:campaign_clone": _live_campaign,
 }
 
 
