@@ -40,6 +40,12 @@ from testing.live_load import UTTERANCES, percentile  # noqa: E402
 from testing.servers import Daphne, TemporaryDatabase  # noqa: E402
 
 P99_LIMIT_MS = 250.0
+PRODUCTION = {
+    # Served as in production (docs/deployment.md): no per-query logging of DEBUG.
+    "DEBUG": "0",
+    "SECRET_KEY": "live-capacity-benchmark-only",
+    "ALLOWED_HOSTS": "127.0.0.1,localhost",
+}
 REPLY_WAIT_S = 10.0
 SESSIONS = 1200
 
@@ -250,7 +256,7 @@ class ConnectionWatch:
 def one_worker(today: dt.date, args: argparse.Namespace) -> dict[str, float | None]:
     print("one daphne on SQLite", flush=True)
     with TemporaryDatabase(like="sqlite:///unused.sqlite3") as database:
-        env = database.env(DJANGO_SETTINGS_MODULE="evalsite.settings")
+        env = database.env(DJANGO_SETTINGS_MODULE="evalsite.settings", **PRODUCTION)
         env.pop("REDIS_URL", None)
         cookie, sessions = prepare(database, env, today)
         with Daphne(env, application="bench.echo_asgi:application") as server:
@@ -286,7 +292,9 @@ def two_workers(today: dt.date, args: argparse.Namespace) -> tuple[dict, dict]:
     redis = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
     print("two daphne workers on PostgreSQL + Redis", flush=True)
     with TemporaryDatabase(like=postgres) as database:
-        env = database.env(DJANGO_SETTINGS_MODULE="evalsite.settings", REDIS_URL=redis)
+        env = database.env(
+            DJANGO_SETTINGS_MODULE="evalsite.settings", REDIS_URL=redis, **PRODUCTION
+        )
         cookie, sessions = prepare(database, env, today)
         name = database.url.rsplit("/", 1)[1]
         with (
@@ -295,15 +303,17 @@ def two_workers(today: dt.date, args: argparse.Namespace) -> tuple[dict, dict]:
             Daphne(env) as second,
         ):
             site = Site([first, second], cookie, sessions)
-            capacity, at = find_capacity(
-                site,
-                "/ws/live/{session}/",
-                "two workers",
-                first=40,
-                coarse=40,
-                limit=args.limit * 2,
-                seconds=args.seconds,
-            )
+            capacity, at = 0, None
+            if args.only != "judges":
+                capacity, at = find_capacity(
+                    site,
+                    "/ws/live/{session}/",
+                    "two workers",
+                    first=40,
+                    coarse=40,
+                    limit=args.limit * 2,
+                    seconds=args.seconds,
+                )
             two = {
                 "capacity_msgs_per_s": capacity,
                 "p99_ms": round(at.p99, 1) if at else None,
@@ -323,7 +333,9 @@ def two_workers(today: dt.date, args: argparse.Namespace) -> tuple[dict, dict]:
             two["pg_connections_peak"] = watch.peak
             for server in (first, second):
                 problems = [
-                    line for line in server.log().splitlines() if "Error" in line or "error" in line
+                    line
+                    for line in server.log().splitlines()
+                    if any(word in line for word in ("Error", "error", "Timeout", "WARNING"))
                 ]
                 for line in problems[-5:]:
                     print(f"  server log: {line[:300]}", flush=True)
@@ -347,12 +359,18 @@ def main() -> None:
     parser.add_argument("--echo-limit", type=int, default=600)
     parser.add_argument("--judges", type=int, default=1000)
     parser.add_argument("--judge-messages", type=int, default=3)
-    parser.add_argument("--only", choices=["one", "two"], help="run one part only")
+    parser.add_argument(
+        "--only",
+        choices=["one", "two", "judges"],
+        help="run one part only (judges: the 1,000 judges on two workers, without their capacity)",
+    )
     args = parser.parse_args()
     today = dt.date.today()
     started = time.perf_counter()
     one = one_worker(today, args) if args.only != "two" else None
     two, many = two_workers(today, args) if args.only != "one" else (None, None)
+    if args.only == "judges" and two is not None:
+        two = {"pg_connections_peak": two["pg_connections_peak"]}
     if one:
         capacity, echo = one["capacity_msgs_per_s"] or 0, one["echo_capacity_msgs_per_s"] or 0
         ratio = capacity / echo if echo else 0.0

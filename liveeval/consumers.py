@@ -51,9 +51,13 @@ class ChatConsumer(ClosedOnRevocation):
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         # Channels closes stale database connections before every handler, one trip to the
-        # database thread each; a frame touches no database, and there are two per message.
+        # database thread each. A frame touches no database; a judge's message is only queued
+        # here, and the exchange's own trip starts with a fresh connection.
         if message["type"] == "chat.frame":
             await self.chat_frame(message)
+            return
+        if message["type"] == "websocket.receive":
+            await self.websocket_receive(message)
             return
         await super().dispatch(message)
 
@@ -115,7 +119,10 @@ class ChatConsumer(ClosedOnRevocation):
                     text,
                     timeout=self.view.timeout,
                     max_turns=self.view.max_turns,
-                    on_user_message=self._announce,
+                    # A built-in system answers in the trip that stores the message: the
+                    # message and its reply are shown together. Outside systems take longer.
+                    on_user_message=None if self.view.in_process else self._announce,
+                    fresh_connection=True,
                 )
                 break
             except SystemBusy:
@@ -130,7 +137,10 @@ class ChatConsumer(ClosedOnRevocation):
             except ConversationClosed:
                 await self._send_alert("closed")
                 return
-        shown = [chat.ShownMessage.of(m) for m in (result.reply, result.notice) if m is not None]
+        said: list[Message | None] = [result.reply, result.notice]
+        if self.view.in_process:
+            said.insert(0, result.user_message)
+        shown = [chat.ShownMessage.of(m) for m in said if m is not None]
         await self._publish(shown, result.turns, replying=False, ended=result.ended)
 
     async def _announce(self, message: Message, turns: int) -> None:
