@@ -63,16 +63,15 @@ class ChatConsumer(ClosedOnRevocation):
 
     async def connect(self) -> None:
         self.session_id = int(self.scope["url_route"]["kwargs"]["session_id"])
-        session = await self._own_session()
-        if session is None:
+        opened = await self._open()
+        if opened is None:
             await self.close(code=4403)
             return
-        self.lang = self._ui_language(session)
-        self.view = await database_sync_to_async(chat.LiveView.of)(session)
+        session, history = opened
         await self.accept()
         await self.watch_user()
         # A reconnecting page may have missed messages: send the whole stored history.
-        await self.send(text_data=await self._render("history"))
+        await self.send(text_data=history)
         if not session.is_open:
             # An ended dialogue shows its ended state, and the page stops reconnecting.
             await self.close(code=ENDED_CLOSE_CODE)
@@ -207,28 +206,36 @@ class ChatConsumer(ClosedOnRevocation):
         return message.strip() if isinstance(message, str) else ""
 
     @database_sync_to_async
-    def _own_session(self) -> ChatSession | None:
-        """The judge's own started session, with any claim left by a dead process released."""
+    def _open(self) -> tuple[ChatSession, str] | None:
+        """The judge's own started session and its history frame, in one trip to the database.
+
+        Any claim left by a dead process is released first, so the history shows its notice.
+        """
         user = self.scope.get("user")
         recovery.release_if_stale(self.session_id)
         recovery.release_all_stale()
-        session = (
-            ChatSession.objects.select_related("campaign", "system")
-            .filter(pk=self.session_id)
-            .first()
-        )
+        session = self._session()
         if session is None or not chat.may_chat(user, session):
             return None
         if session.status == ChatSession.Status.PENDING:
             return None
-        return session
+        self.lang = self._ui_language(session)
+        self.view = chat.LiveView.of(session)
+        return session, self._frame(session, "history")
+
+    def _session(self) -> ChatSession | None:
+        sessions = ChatSession.objects.select_related("campaign", "task", "system")
+        return sessions.filter(pk=self.session_id).first()
+
+    def _frame(self, session: ChatSession, what: str) -> str:
+        with translation.override(self.lang):
+            context = chat.frame_context(session, what, None)
+            context["replying"] = session.replying_since is not None
+            return render_to_string("liveeval/_frame.html", context)
 
     @database_sync_to_async
     def _render(self, what: str) -> str:
         session = ChatSession.objects.select_related("campaign", "task", "system").get(
             pk=self.session_id
         )
-        with translation.override(self.lang):
-            context = chat.frame_context(session, what, None)
-            context["replying"] = session.replying_since is not None
-            return render_to_string("liveeval/_frame.html", context)
+        return self._frame(session, what)

@@ -34,7 +34,7 @@ async def connect(user: User, session: ChatSession) -> tuple[bool, WebsocketComm
     communicator = WebsocketCommunicator(
         application, f"/ws/live/{session.pk}/?lang=en", headers=headers
     )
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     return connected, communicator
 
 
@@ -64,7 +64,7 @@ async def test_anonymous_users_are_refused(judge: User) -> None:
         f"/ws/live/{session.pk}/",
         headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
     )
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected is False
     await communicator.disconnect()
 
@@ -293,7 +293,7 @@ async def test_frames_follow_the_language_of_the_page(judge: User) -> None:
     communicator = WebsocketCommunicator(
         application, f"/ws/live/{session.pk}/?lang=zh-hans", headers=headers
     )
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected
     await receive_until(communicator, 'id="chat-log"')
     await communicator.send_json_to({"message": "hi"})
