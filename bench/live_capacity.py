@@ -367,7 +367,7 @@ def main() -> None:
     args = parser.parse_args()
     today = dt.date.today()
     started = time.perf_counter()
-    one = one_worker(today, args) if args.only != "two" else None
+    one = one_worker(today, args) if args.only in (None, "one") else None
     two, many = two_workers(today, args) if args.only != "one" else (None, None)
     if args.only == "judges" and two is not None:
         two = {"pg_connections_peak": two["pg_connections_peak"]}
