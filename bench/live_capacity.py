@@ -15,8 +15,10 @@ next one waits for the reply, as a judge does), starting at a random instant.
 
 With no environment variables it uses SQLite for step 1 and a temporary database
 on PostgreSQL at 127.0.0.1:5432 and Redis db 0 at 127.0.0.1:6379 for steps 2 and 3
-(``BENCH_POSTGRES_URL``, ``BENCH_REDIS_URL`` override them). Prints figures and a
-final JSON line. Usage: .venv/bin/python bench/live_capacity.py [--quick]
+(``BENCH_POSTGRES_URL``, ``BENCH_REDIS_URL`` override them; ``EVALSITE_CHANNEL_LAYER``
+chooses the Redis layer, docs/deployment.md). The servers run as in production, with
+DEBUG off. Prints figures and a final JSON line.
+Usage: .venv/bin/python bench/live_capacity.py [--only one|two|judges]
 """
 
 from __future__ import annotations
