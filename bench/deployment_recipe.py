@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.live_capacity import PRODUCTION, SETUP, ConnectionWatch  # noqa: E402
+from testing.live_load import PRODUCTION, SETUP, ConnectionWatch  # noqa: E402
 from testing.servers import Daphne, TemporaryDatabase, free_port  # noqa: E402
 
 NGINX = """
