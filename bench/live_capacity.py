@@ -72,6 +72,8 @@ class StepResult:
     sent: int = 0
     lost: int = 0
     latencies: list[float] = field(default_factory=list)
+    unopened: dict[str, int] = field(default_factory=dict)
+    """Sockets that did not open, by the client's error: their messages count as lost."""
 
     @property
     def p50(self) -> float:
@@ -115,8 +117,9 @@ async def one_judge(
         socket = await websockets.connect(
             url, additional_headers={"Cookie": cookie, "Origin": origin}, open_timeout=60
         )
-    except Exception:
+    except Exception as error:
         result.lost += messages
+        result.unopened[type(error).__name__] = result.unopened.get(type(error).__name__, 0) + 1
         ready.append(0)
         return
     async with socket:
@@ -143,8 +146,15 @@ async def one_judge(
 
 
 async def run_step(
-    site: Site, path: str, judges: int, interval: float, messages: int, rate: float
+    site: Site,
+    path: str,
+    judges: int,
+    interval: float,
+    messages: int,
+    rate: float,
+    arrivals_per_s: float = 250.0,
 ) -> StepResult:
+    """``judges`` open their sockets, ``arrivals_per_s`` a second, then each sends ``messages``."""
     result = StepResult(rate)
     start = asyncio.Event()
     ready: list[int] = []
@@ -158,7 +168,7 @@ async def run_step(
             )
         )
         if number % 50 == 49:
-            await asyncio.sleep(0.2)  # open the sockets in waves, as judges arrive
+            await asyncio.sleep(50 / arrivals_per_s)  # open the sockets in waves, as judges arrive
     while len(ready) < judges:
         await asyncio.sleep(0.05)
     start.set()
@@ -272,10 +282,20 @@ def two_workers(today: dt.date, args: argparse.Namespace) -> tuple[dict, dict]:
             site.sessions = (
                 site.sessions[:judges] if len(site.sessions) >= judges else site.sessions
             )
-            print(f"{judges} judges, one message every 10 s each", flush=True)
+            print(
+                f"{judges} judges arriving {args.arrivals:g} a second, "
+                "then one message every 10 s each",
+                flush=True,
+            )
             many = asyncio.run(
                 run_step(
-                    site, "/ws/live/{session}/", judges, 10.0, args.judge_messages, judges / 10
+                    site,
+                    "/ws/live/{session}/",
+                    judges,
+                    10.0,
+                    args.judge_messages,
+                    judges / 10,
+                    arrivals_per_s=args.arrivals,
                 )
             )
             two["pg_connections_peak"] = watch.peak
@@ -289,6 +309,7 @@ def two_workers(today: dt.date, args: argparse.Namespace) -> tuple[dict, dict]:
                     print(f"  server log: {line[:300]}", flush=True)
         print(
             f"  {many.sent} sent, {many.lost} lost, p50 {many.p50:.1f} ms, p99 {many.p99:.1f} ms; "
+            f"sockets not opened: {many.unopened or 0}; "
             f"PostgreSQL connections at peak: {watch.peak}",
             flush=True,
         )
@@ -307,6 +328,9 @@ def main() -> None:
     parser.add_argument("--echo-limit", type=int, default=600)
     parser.add_argument("--judges", type=int, default=1000)
     parser.add_argument("--judge-messages", type=int, default=3)
+    parser.add_argument(
+        "--arrivals", type=float, default=50.0, help="judges opening their socket a second"
+    )
     parser.add_argument(
         "--only",
         choices=["one", "two", "judges"],

@@ -37,6 +37,14 @@ def group_name(session_id: int) -> str:
     return f"live-session-{session_id}"
 
 
+WITHOUT_CLOSING = {
+    "chat.frame": "chat_frame",
+    "websocket.receive": "websocket_receive",
+    "websocket.connect": "websocket_connect",
+    "websocket.disconnect": "websocket_disconnect",
+}
+"""Handlers dispatched without channels' trip to close stale connections (see ``dispatch``)."""
+
 ENDED_CLOSE_CODE = 4001
 """Closes the socket of an ended dialogue; htmx's ws extension does not reconnect after it."""
 
@@ -52,14 +60,13 @@ class ChatConsumer(ClosedOnRevocation):
     async def dispatch(self, message: dict[str, Any]) -> None:
         # Channels closes stale database connections before every handler, one trip to the
         # database thread each. A frame touches no database; a judge's message is only queued
-        # here, and the exchange's own trip starts with a fresh connection.
-        if message["type"] == "chat.frame":
-            await self.chat_frame(message)
+        # here, and the exchange's own trip starts with a fresh connection; opening and closing
+        # touch the database only through database_sync_to_async, whose trip does the same.
+        handler = WITHOUT_CLOSING.get(message["type"])
+        if handler is None:
+            await super().dispatch(message)
             return
-        if message["type"] == "websocket.receive":
-            await self.websocket_receive(message)
-            return
-        await super().dispatch(message)
+        await getattr(self, handler)(message)
 
     async def connect(self) -> None:
         self.session_id = int(self.scope["url_route"]["kwargs"]["session_id"])

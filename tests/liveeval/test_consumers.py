@@ -134,10 +134,6 @@ async def test_a_built_in_system_answers_in_one_trip_and_one_frame(
     system = await database_sync_to_async(make_system)("test-in-process", "inproc", "System I")
     campaign = await database_sync_to_async(make_campaign)()
     session = await database_sync_to_async(judged_session)(judge, system, campaign)
-    _, tab_a = await connect(judge, session)
-    _, tab_b = await connect(judge, session)
-    await receive_until(tab_a, 'id="chat-log"')
-    await receive_until(tab_b, 'id="chat-log"')
     trips: list[str] = []
     real_trip, real_close = conversation.sync_to_async, consumer_module.aclose_old_connections
 
@@ -151,13 +147,18 @@ async def test_a_built_in_system_answers_in_one_trip_and_one_frame(
 
     monkeypatch.setattr(conversation, "sync_to_async", counted_trip)
     monkeypatch.setattr(consumer_module, "aclose_old_connections", counted_close)
+    _, tab_a = await connect(judge, session)
+    _, tab_b = await connect(judge, session)
+    await receive_until(tab_a, 'id="chat-log"')
+    await receive_until(tab_b, 'id="chat-log"')
     await tab_a.send_json_to({"message": "hello"})
     for tab in (tab_a, tab_b):
         frame = (await receive_until(tab, "echo: hello"))[-1]
         # The message and its reply arrive together, with no "replying" indicator left on.
         assert frame.index(">hello<") < frame.index("echo: hello")
         assert 'class="typing" hidden' in frame
-    # Claim, message, reply and release in one trip to the database thread; nothing else.
+    # Claim, message, reply and release in one trip to the database thread; opening the
+    # sockets and taking the message add no trip of channels' own.
     assert trips == ["_claim_and_answer"]
     rows = await database_sync_to_async(
         lambda: list(session.messages.values_list("position", "role", "text"))
