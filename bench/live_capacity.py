@@ -15,8 +15,10 @@ next one waits for the reply, as a judge does), starting at a random instant.
 
 With no environment variables it uses SQLite for step 1 and a temporary database
 on PostgreSQL at 127.0.0.1:5432 and Redis db 0 at 127.0.0.1:6379 for steps 2 and 3
-(``BENCH_POSTGRES_URL``, ``BENCH_REDIS_URL`` override them). Prints figures and a
-final JSON line. Usage: .venv/bin/python bench/live_capacity.py [--quick]
+(``BENCH_POSTGRES_URL``, ``BENCH_REDIS_URL`` override them; ``EVALSITE_CHANNEL_LAYER``
+chooses the Redis layer, docs/deployment.md). The servers run as in production, with
+DEBUG off. Prints figures and a final JSON line.
+Usage: .venv/bin/python bench/live_capacity.py [--only one|two|judges]
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ import json
 import os
 import random
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,36 +37,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from testing.live_load import UTTERANCES, percentile  # noqa: E402
+from testing.live_load import (  # noqa: E402
+    PRODUCTION,
+    SETUP,
+    UTTERANCES,
+    ConnectionWatch,
+    percentile,
+)
 from testing.servers import Daphne, TemporaryDatabase  # noqa: E402
 
 P99_LIMIT_MS = 250.0
 REPLY_WAIT_S = 10.0
 SESSIONS = 1200
-
-SETUP = """
-import json
-from django.conf import settings
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-from django.contrib.auth.models import Group, User
-from django.contrib.sessions.backends.db import SessionStore
-from liveeval.models import ChatSession, DialogueSystem
-judge = User.objects.create_user("capacity-judge")
-judge.groups.add(Group.objects.get(name="judges"))
-reference = DialogueSystem.objects.get(slug="reference")
-rows = ChatSession.objects.bulk_create(
-    ChatSession(system=reference, kind="judged", user=judge, lang="zh", today="%(today)s",
-                status="open")
-    for _ in range(%(sessions)d)
-)
-store = SessionStore()
-store[SESSION_KEY] = str(judge.pk)
-store[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
-store[HASH_SESSION_KEY] = judge.get_session_auth_hash()
-store.create()
-ids = list(ChatSession.objects.filter(user=judge).values_list("pk", flat=True))
-print(json.dumps({"ids": ids, "cookie": settings.SESSION_COOKIE_NAME + "=" + store.session_key}))
-"""
 
 
 @dataclass
@@ -89,6 +72,8 @@ class StepResult:
     sent: int = 0
     lost: int = 0
     latencies: list[float] = field(default_factory=list)
+    unopened: dict[str, int] = field(default_factory=dict)
+    """Sockets that did not open, by the client's error: their messages count as lost."""
 
     @property
     def p50(self) -> float:
@@ -132,8 +117,9 @@ async def one_judge(
         socket = await websockets.connect(
             url, additional_headers={"Cookie": cookie, "Origin": origin}, open_timeout=60
         )
-    except Exception:
+    except Exception as error:
         result.lost += messages
+        result.unopened[type(error).__name__] = result.unopened.get(type(error).__name__, 0) + 1
         ready.append(0)
         return
     async with socket:
@@ -160,8 +146,15 @@ async def one_judge(
 
 
 async def run_step(
-    site: Site, path: str, judges: int, interval: float, messages: int, rate: float
+    site: Site,
+    path: str,
+    judges: int,
+    interval: float,
+    messages: int,
+    rate: float,
+    arrivals_per_s: float = 250.0,
 ) -> StepResult:
+    """``judges`` open their sockets, ``arrivals_per_s`` a second, then each sends ``messages``."""
     result = StepResult(rate)
     start = asyncio.Event()
     ready: list[int] = []
@@ -175,7 +168,7 @@ async def run_step(
             )
         )
         if number % 50 == 49:
-            await asyncio.sleep(0.2)  # open the sockets in waves, as judges arrive
+            await asyncio.sleep(50 / arrivals_per_s)  # open the sockets in waves, as judges arrive
     while len(ready) < judges:
         await asyncio.sleep(0.05)
     start.set()
@@ -218,39 +211,10 @@ def find_capacity(
     return best, best_result
 
 
-class ConnectionWatch:
-    """Samples PostgreSQL's connections to one database, for the peak."""
-
-    def __init__(self, admin_url: str, name: str) -> None:
-        self.admin_url, self.name = admin_url, name
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def __enter__(self) -> ConnectionWatch:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        import psycopg
-
-        with psycopg.connect(self.admin_url, autocommit=True) as admin:
-            while not self._stop.is_set():
-                row = admin.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (self.name,)
-                ).fetchone()
-                self.peak = max(self.peak, int(row[0]) if row else 0)
-                time.sleep(0.2)
-
-
 def one_worker(today: dt.date, args: argparse.Namespace) -> dict[str, float | None]:
     print("one daphne on SQLite", flush=True)
     with TemporaryDatabase(like="sqlite:///unused.sqlite3") as database:
-        env = database.env(DJANGO_SETTINGS_MODULE="evalsite.settings")
+        env = database.env(DJANGO_SETTINGS_MODULE="evalsite.settings", **PRODUCTION)
         env.pop("REDIS_URL", None)
         cookie, sessions = prepare(database, env, today)
         with Daphne(env, application="bench.echo_asgi:application") as server:
@@ -286,7 +250,9 @@ def two_workers(today: dt.date, args: argparse.Namespace) -> tuple[dict, dict]:
     redis = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
     print("two daphne workers on PostgreSQL + Redis", flush=True)
     with TemporaryDatabase(like=postgres) as database:
-        env = database.env(DJANGO_SETTINGS_MODULE="evalsite.settings", REDIS_URL=redis)
+        env = database.env(
+            DJANGO_SETTINGS_MODULE="evalsite.settings", REDIS_URL=redis, **PRODUCTION
+        )
         cookie, sessions = prepare(database, env, today)
         name = database.url.rsplit("/", 1)[1]
         with (
@@ -295,15 +261,17 @@ def two_workers(today: dt.date, args: argparse.Namespace) -> tuple[dict, dict]:
             Daphne(env) as second,
         ):
             site = Site([first, second], cookie, sessions)
-            capacity, at = find_capacity(
-                site,
-                "/ws/live/{session}/",
-                "two workers",
-                first=40,
-                coarse=40,
-                limit=args.limit * 2,
-                seconds=args.seconds,
-            )
+            capacity, at = 0, None
+            if args.only != "judges":
+                capacity, at = find_capacity(
+                    site,
+                    "/ws/live/{session}/",
+                    "two workers",
+                    first=40,
+                    coarse=40,
+                    limit=args.limit * 2,
+                    seconds=args.seconds,
+                )
             two = {
                 "capacity_msgs_per_s": capacity,
                 "p99_ms": round(at.p99, 1) if at else None,
@@ -314,21 +282,34 @@ def two_workers(today: dt.date, args: argparse.Namespace) -> tuple[dict, dict]:
             site.sessions = (
                 site.sessions[:judges] if len(site.sessions) >= judges else site.sessions
             )
-            print(f"{judges} judges, one message every 10 s each", flush=True)
+            print(
+                f"{judges} judges arriving {args.arrivals:g} a second, "
+                "then one message every 10 s each",
+                flush=True,
+            )
             many = asyncio.run(
                 run_step(
-                    site, "/ws/live/{session}/", judges, 10.0, args.judge_messages, judges / 10
+                    site,
+                    "/ws/live/{session}/",
+                    judges,
+                    10.0,
+                    args.judge_messages,
+                    judges / 10,
+                    arrivals_per_s=args.arrivals,
                 )
             )
             two["pg_connections_peak"] = watch.peak
             for server in (first, second):
                 problems = [
-                    line for line in server.log().splitlines() if "Error" in line or "error" in line
+                    line
+                    for line in server.log().splitlines()
+                    if any(word in line for word in ("Error", "error", "Timeout", "WARNING"))
                 ]
                 for line in problems[-5:]:
                     print(f"  server log: {line[:300]}", flush=True)
         print(
             f"  {many.sent} sent, {many.lost} lost, p50 {many.p50:.1f} ms, p99 {many.p99:.1f} ms; "
+            f"sockets not opened: {many.unopened or 0}; "
             f"PostgreSQL connections at peak: {watch.peak}",
             flush=True,
         )
@@ -347,12 +328,21 @@ def main() -> None:
     parser.add_argument("--echo-limit", type=int, default=600)
     parser.add_argument("--judges", type=int, default=1000)
     parser.add_argument("--judge-messages", type=int, default=3)
-    parser.add_argument("--only", choices=["one", "two"], help="run one part only")
+    parser.add_argument(
+        "--arrivals", type=float, default=50.0, help="judges opening their socket a second"
+    )
+    parser.add_argument(
+        "--only",
+        choices=["one", "two", "judges"],
+        help="run one part only (judges: the 1,000 judges on two workers, without their capacity)",
+    )
     args = parser.parse_args()
     today = dt.date.today()
     started = time.perf_counter()
-    one = one_worker(today, args) if args.only != "two" else None
+    one = one_worker(today, args) if args.only in (None, "one") else None
     two, many = two_workers(today, args) if args.only != "one" else (None, None)
+    if args.only == "judges" and two is not None:
+        two = {"pg_connections_peak": two["pg_connections_peak"]}
     if one:
         capacity, echo = one["capacity_msgs_per_s"] or 0, one["echo_capacity_msgs_per_s"] or 0
         ratio = capacity / echo if echo else 0.0

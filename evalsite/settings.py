@@ -199,12 +199,30 @@ REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     if urlsplit(REDIS_URL).scheme not in {"redis", "rediss", "unix"}:
         raise ImproperlyConfigured(f"REDIS_URL must start with redis://; got {REDIS_URL!r}")
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 30},
+    # "pubsub": Redis publish/subscribe. A group message is one PUBLISH, pushed to the processes
+    # that listen; a frame for a tab that is not connected is dropped (it reloads the history).
+    # "lists": channels_redis's list layer, which keeps a message up to 30 s for a consumer that
+    # is away, at four Redis round trips to send and four to receive, one receive at a time per
+    # process (docs/deployment.md).
+    CHANNEL_LAYER = env_str("EVALSITE_CHANNEL_LAYER", "pubsub")
+    if CHANNEL_LAYER == "pubsub":
+        CHANNEL_LAYERS = {
+            "default": {
+                "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                "CONFIG": {"hosts": [REDIS_URL]},
+            }
         }
-    }
+    elif CHANNEL_LAYER == "lists":
+        CHANNEL_LAYERS = {
+            "default": {
+                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 30},
+            }
+        }
+    else:
+        raise ImproperlyConfigured(
+            f"EVALSITE_CHANNEL_LAYER must be 'pubsub' or 'lists'; got {CHANNEL_LAYER!r}"
+        )
     # Rate limits (evalsite/rate_limits.py) count in the cache: shared by every process here.
     CACHES = {
         "default": {

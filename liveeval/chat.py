@@ -22,6 +22,8 @@ from evalsite import roles
 from liveeval import aliases
 from liveeval.conversation import ui_language
 from liveeval.models import ChatSession, Message
+from liveeval.systems import adapter_for
+from liveeval.systems.base import SyncAdapter
 
 CHAT_ROLES = {
     ChatSession.Kind.JUDGED: roles.JUDGES,
@@ -157,11 +159,20 @@ class LiveView:
     system_label: str
     max_turns: int | None
     timeout: float
+    in_process: bool
+    """Whether the system runs in EvalSite, answering in the trip that stores the message."""
 
     @classmethod
     def of(cls, session: ChatSession) -> LiveView:
         max_turns, timeout = limits(session)
-        return cls(SessionRef(session.pk, session.kind), system_label(session), max_turns, timeout)
+        in_process = isinstance(adapter_for(session.system), SyncAdapter)
+        return cls(
+            SessionRef(session.pk, session.kind),
+            system_label(session),
+            max_turns,
+            timeout,
+            in_process,
+        )
 
 
 def render_messages_frame(

@@ -37,6 +37,14 @@ def group_name(session_id: int) -> str:
     return f"live-session-{session_id}"
 
 
+WITHOUT_CLOSING = {
+    "chat.frame": "chat_frame",
+    "websocket.receive": "websocket_receive",
+    "websocket.connect": "websocket_connect",
+    "websocket.disconnect": "websocket_disconnect",
+}
+"""Handlers dispatched without channels' trip to close stale connections (see ``dispatch``)."""
+
 ENDED_CLOSE_CODE = 4001
 """Closes the socket of an ended dialogue; htmx's ws extension does not reconnect after it."""
 
@@ -51,24 +59,26 @@ class ChatConsumer(ClosedOnRevocation):
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         # Channels closes stale database connections before every handler, one trip to the
-        # database thread each; a frame touches no database, and there are two per message.
-        if message["type"] == "chat.frame":
-            await self.chat_frame(message)
+        # database thread each. A frame touches no database; a judge's message is only queued
+        # here, and the exchange's own trip starts with a fresh connection; opening and closing
+        # touch the database only through database_sync_to_async, whose trip does the same.
+        handler = WITHOUT_CLOSING.get(message["type"])
+        if handler is None:
+            await super().dispatch(message)
             return
-        await super().dispatch(message)
+        await getattr(self, handler)(message)
 
     async def connect(self) -> None:
         self.session_id = int(self.scope["url_route"]["kwargs"]["session_id"])
-        session = await self._own_session()
-        if session is None:
+        opened = await self._open()
+        if opened is None:
             await self.close(code=4403)
             return
-        self.lang = self._ui_language(session)
-        self.view = await database_sync_to_async(chat.LiveView.of)(session)
+        session, history = opened
         await self.accept()
         await self.watch_user()
         # A reconnecting page may have missed messages: send the whole stored history.
-        await self.send(text_data=await self._render("history"))
+        await self.send(text_data=history)
         if not session.is_open:
             # An ended dialogue shows its ended state, and the page stops reconnecting.
             await self.close(code=ENDED_CLOSE_CODE)
@@ -115,7 +125,10 @@ class ChatConsumer(ClosedOnRevocation):
                     text,
                     timeout=self.view.timeout,
                     max_turns=self.view.max_turns,
-                    on_user_message=self._announce,
+                    # A built-in system answers in the trip that stores the message: the
+                    # message and its reply are shown together. Outside systems take longer.
+                    on_user_message=None if self.view.in_process else self._announce,
+                    fresh_connection=True,
                 )
                 break
             except SystemBusy:
@@ -130,7 +143,10 @@ class ChatConsumer(ClosedOnRevocation):
             except ConversationClosed:
                 await self._send_alert("closed")
                 return
-        shown = [chat.ShownMessage.of(m) for m in (result.reply, result.notice) if m is not None]
+        said: list[Message | None] = [result.reply, result.notice]
+        if self.view.in_process:
+            said.insert(0, result.user_message)
+        shown = [chat.ShownMessage.of(m) for m in said if m is not None]
         await self._publish(shown, result.turns, replying=False, ended=result.ended)
 
     async def _announce(self, message: Message, turns: int) -> None:
@@ -197,28 +213,36 @@ class ChatConsumer(ClosedOnRevocation):
         return message.strip() if isinstance(message, str) else ""
 
     @database_sync_to_async
-    def _own_session(self) -> ChatSession | None:
-        """The judge's own started session, with any claim left by a dead process released."""
+    def _open(self) -> tuple[ChatSession, str] | None:
+        """The judge's own started session and its history frame, in one trip to the database.
+
+        Any claim left by a dead process is released first, so the history shows its notice.
+        """
         user = self.scope.get("user")
         recovery.release_if_stale(self.session_id)
         recovery.release_all_stale()
-        session = (
-            ChatSession.objects.select_related("campaign", "system")
-            .filter(pk=self.session_id)
-            .first()
-        )
+        session = self._session()
         if session is None or not chat.may_chat(user, session):
             return None
         if session.status == ChatSession.Status.PENDING:
             return None
-        return session
+        self.lang = self._ui_language(session)
+        self.view = chat.LiveView.of(session)
+        return session, self._frame(session, "history")
+
+    def _session(self) -> ChatSession | None:
+        sessions = ChatSession.objects.select_related("campaign", "task", "system")
+        return sessions.filter(pk=self.session_id).first()
+
+    def _frame(self, session: ChatSession, what: str) -> str:
+        with translation.override(self.lang):
+            context = chat.frame_context(session, what, None)
+            context["replying"] = session.replying_since is not None
+            return render_to_string("liveeval/_frame.html", context)
 
     @database_sync_to_async
     def _render(self, what: str) -> str:
         session = ChatSession.objects.select_related("campaign", "task", "system").get(
             pk=self.session_id
         )
-        with translation.override(self.lang):
-            context = chat.frame_context(session, what, None)
-            context["replying"] = session.replying_since is not None
-            return render_to_string("liveeval/_frame.html", context)
+        return self._frame(session, what)

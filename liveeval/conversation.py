@@ -14,9 +14,10 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import NamedTuple
 
 from asgiref.sync import sync_to_async
-from django.db import transaction
+from django.db import close_old_connections, transaction
 from django.db.models import Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone, translation
@@ -33,6 +34,7 @@ from liveeval.systems.base import (
     DEFAULT_REPLY_TIMEOUT,
     Reply,
     SyncAdapter,
+    SystemAdapter,
     SystemContext,
     SystemUnavailable,
 )
@@ -232,6 +234,40 @@ def _checked(
     return None, failure
 
 
+class _Claimed(NamedTuple):
+    """A claimed session with its stored user message, waiting for an outside system's reply."""
+
+    session: ChatSession
+    user_message: Message
+    context: SystemContext
+    adapter: SystemAdapter
+
+
+def _claim_and_answer(
+    session_id: int,
+    text: str,
+    timeout: float,
+    max_turns: int | None,
+    answer_here: bool,
+    fresh_connection: bool,
+) -> Exchange | _Claimed:
+    """Claim and store the message; when the system runs in process, answer it in this trip too.
+
+    With ``fresh_connection``, the trip starts as channels' database trips do: a connection
+    that is broken, or past its age (on PostgreSQL, due back to the pool), is dropped first.
+    """
+    if fresh_connection:
+        close_old_connections()
+    session, user_message, context = _claim(session_id, text, timeout)
+    adapter = adapter_for(session.system)
+    if not (answer_here and isinstance(adapter, SyncAdapter)):
+        return _Claimed(session, user_message, context, adapter)
+    _reply, reply_message, notice, ended, turns = _answer_and_finish(
+        adapter, session, user_message.position + 1, context, text, timeout, max_turns
+    )
+    return Exchange(user_message, reply_message, notice, ended, turns)
+
+
 async def exchange(
     session_id: int,
     text: str,
@@ -239,19 +275,30 @@ async def exchange(
     timeout: float = DEFAULT_REPLY_TIMEOUT,
     max_turns: int | None = None,
     on_user_message: Callable[[Message, int], Awaitable[None]] | None = None,
+    fresh_connection: bool = False,
 ) -> Exchange:
     """Store ``text`` as the user's turn, get the system's reply, store it, and return both.
 
     Raises :class:`ConversationClosed` or :class:`SystemBusy` before storing
     anything when the message cannot be taken. A failing system never raises:
-    the exchange then holds a stored notice and no reply. ``on_user_message`` gets the
-    stored message and the turns counted with it, before the system is asked. A built-in system
-    answers in the same trip to the database thread that stores its reply.
+    the exchange then holds a stored notice and no reply.
+
+    A built-in system answers in the same trip to the database thread that claims the session
+    and stores the message, and the reply is stored in that trip too: one trip per message.
+    ``on_user_message`` gets the stored message and the turns counted with it, before the
+    system is asked; a built-in system is then asked in a second trip, after it. An outside
+    system is asked on the event loop, between the trip that stores the message and the one
+    that stores the reply. ``fresh_connection`` starts the first trip with a usable connection
+    (see :func:`_claim_and_answer`), for callers outside a request, such as a socket.
     """
-    session, user_message, context = await sync_to_async(_claim)(session_id, text, timeout)
+    claimed = await sync_to_async(_claim_and_answer)(
+        session_id, text, timeout, max_turns, on_user_message is None, fresh_connection
+    )
+    if isinstance(claimed, Exchange):
+        return claimed
+    session, user_message, context, adapter = claimed
     if on_user_message is not None:
         await on_user_message(user_message, len(context.history))
-    adapter = adapter_for(session.system)
     if isinstance(adapter, SyncAdapter):
         _reply, reply_message, notice, ended, turns = await sync_to_async(_answer_and_finish)(
             adapter, session, user_message.position + 1, context, text, timeout, max_turns

@@ -23,6 +23,7 @@ def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
             "REDIS_URL",
             "ALLOWED_HOSTS",
             "CONN_MAX_AGE",
+            "EVALSITE_CHANNEL_LAYER",
         }
     }
     clean.update(env)
@@ -86,9 +87,31 @@ def test_redis_url_switches_the_channel_layer_and_secret_key_allows_debug_off() 
     )
     assert result.returncode == 0, result.stderr
     values = json.loads(result.stdout)
-    assert values["layer"] == "channels_redis.core.RedisChannelLayer"
+    assert values["layer"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
     assert values["engine"] == "django.db.backends.postgresql"
     assert values["hosts"] == ["eval.example.org"]
+
+
+@pytest.mark.parametrize(
+    ("choice", "layer"),
+    [
+        ("pubsub", "channels_redis.pubsub.RedisPubSubChannelLayer"),
+        ("lists", "channels_redis.core.RedisChannelLayer"),
+        ("kafka", None),
+    ],
+)
+def test_the_redis_channel_layer_can_be_chosen(choice: str, layer: str | None) -> None:
+    import json
+
+    result = load_settings(
+        DEBUG="1", REDIS_URL="redis://127.0.0.1:6379/0", EVALSITE_CHANNEL_LAYER=choice
+    )
+    if layer is None:
+        assert result.returncode != 0
+        assert "EVALSITE_CHANNEL_LAYER" in result.stderr
+        return
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["layer"] == layer
 
 
 def test_check_deploy_reports_no_errors() -> None:

@@ -36,6 +36,9 @@ def builtin_systems(db: None) -> dict[str, DialogueSystem]:
 @pytest.fixture
 def fake_systems(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setitem(systems.ADAPTERS, "test-echo", "tests.liveeval.fake_systems.echo_adapter")
+    monkeypatch.setitem(
+        systems.ADAPTERS, "test-in-process", "tests.liveeval.fake_systems.in_process_echo_adapter"
+    )
     monkeypatch.setitem(systems.ADAPTERS, "test-slow", "tests.liveeval.fake_systems.slow_adapter")
     monkeypatch.setitem(
         systems.ADAPTERS, "test-broken", "tests.liveeval.fake_systems.broken_adapter"

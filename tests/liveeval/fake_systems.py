@@ -12,10 +12,20 @@ class EchoSystem:
     """Answers 'echo: <text>' and counts its turns in the session state."""
 
     async def respond(self, context: SystemContext, user_text: str) -> Reply:
+        return self.answer(context, user_text)
+
+    def answer(self, context: SystemContext, user_text: str) -> Reply:
         context.state["turns"] = context.state.get("turns", 0) + 1
         if user_text == "bye":
             return Reply("goodbye", end=True)
         return Reply(f"echo: {user_text}")
+
+
+class InProcessEchoSystem(EchoSystem):
+    """The echo as a built-in system: it answers in the database thread, like the reference."""
+
+    def respond_in_thread(self, context: SystemContext, user_text: str) -> Reply:
+        return self.answer(context, user_text)
 
 
 class SlowSystem:
@@ -31,6 +41,10 @@ class BrokenSystem:
 
 def echo_adapter(config: dict[str, Any]) -> EchoSystem:
     return EchoSystem()
+
+
+def in_process_echo_adapter(config: dict[str, Any]) -> InProcessEchoSystem:
+    return InProcessEchoSystem()
 
 
 def slow_adapter(config: dict[str, Any]) -> SlowSystem:

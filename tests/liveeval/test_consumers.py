@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
+import channels.consumer as consumer_module
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
@@ -9,7 +11,7 @@ from django.contrib.auth.models import User
 
 from evalsite import roles
 from evalsite.asgi import application
-from liveeval import aliases
+from liveeval import aliases, conversation
 from liveeval.models import ChatSession, Message
 from tests.channels_auth import session_headers
 from tests.conftest import make_user
@@ -32,7 +34,7 @@ async def connect(user: User, session: ChatSession) -> tuple[bool, WebsocketComm
     communicator = WebsocketCommunicator(
         application, f"/ws/live/{session.pk}/?lang=en", headers=headers
     )
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     return connected, communicator
 
 
@@ -62,7 +64,7 @@ async def test_anonymous_users_are_refused(judge: User) -> None:
         f"/ws/live/{session.pk}/",
         headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
     )
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected is False
     await communicator.disconnect()
 
@@ -72,7 +74,7 @@ async def test_a_closed_session_shows_its_end_and_closes_for_good(judge: User) -
     await database_sync_to_async(session.end)(ChatSession.EndReason.USER)
     connected, communicator = await connect(judge, session)
     assert connected
-    history = await communicator.receive_from()
+    history = await communicator.receive_from(timeout=10)
     assert "This conversation has ended" in history and 'id="rating-form"' in history
     # A code htmx's ws extension does not reconnect after (it retries 1006, 1011-1013 only).
     assert await communicator.receive_output() == {"type": "websocket.close", "code": 4001}
@@ -124,6 +126,46 @@ async def test_the_message_is_stored_before_the_reply_is_pushed(judge: User) -> 
     session_state = await database_sync_to_async(ChatSession.objects.get)(pk=session.pk)
     assert session_state.state == {"turns": 1}
     await communicator.disconnect()
+
+
+async def test_a_built_in_system_answers_in_one_trip_and_one_frame(
+    judge: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    system = await database_sync_to_async(make_system)("test-in-process", "inproc", "System I")
+    campaign = await database_sync_to_async(make_campaign)()
+    session = await database_sync_to_async(judged_session)(judge, system, campaign)
+    trips: list[str] = []
+    real_trip, real_close = conversation.sync_to_async, consumer_module.aclose_old_connections
+
+    def counted_trip(function: Any) -> Any:
+        trips.append(function.__name__)
+        return real_trip(function)
+
+    async def counted_close() -> None:
+        trips.append("close_old_connections")
+        await real_close()
+
+    monkeypatch.setattr(conversation, "sync_to_async", counted_trip)
+    monkeypatch.setattr(consumer_module, "aclose_old_connections", counted_close)
+    _, tab_a = await connect(judge, session)
+    _, tab_b = await connect(judge, session)
+    await receive_until(tab_a, 'id="chat-log"')
+    await receive_until(tab_b, 'id="chat-log"')
+    await tab_a.send_json_to({"message": "hello"})
+    for tab in (tab_a, tab_b):
+        frame = (await receive_until(tab, "echo: hello"))[-1]
+        # The message and its reply arrive together, with no "replying" indicator left on.
+        assert frame.index(">hello<") < frame.index("echo: hello")
+        assert 'class="typing" hidden' in frame
+    # Claim, message, reply and release in one trip to the database thread; opening the
+    # sockets and taking the message add no trip of channels' own.
+    assert trips == ["_claim_and_answer"]
+    rows = await database_sync_to_async(
+        lambda: list(session.messages.values_list("position", "role", "text"))
+    )()
+    assert rows == [(0, "user", "hello"), (1, "system", "echo: hello")]
+    await tab_a.disconnect()
+    await tab_b.disconnect()
 
 
 async def test_reconnecting_shows_the_whole_history(judge: User) -> None:
@@ -252,7 +294,7 @@ async def test_frames_follow_the_language_of_the_page(judge: User) -> None:
     communicator = WebsocketCommunicator(
         application, f"/ws/live/{session.pk}/?lang=zh-hans", headers=headers
     )
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected
     await receive_until(communicator, 'id="chat-log"')
     await communicator.send_json_to({"message": "hi"})
