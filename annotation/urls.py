@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from django.urls import include, path
 
-from annotation import views
+from annotation import catalog_views, views
 
 campaign_patterns = [
     path("campaigns/", views.campaigns, name="campaigns"),
     path("import/", views.import_transcripts, name="import_transcripts"),
     path("import/llm-scores/", views.import_scores, name="import_scores"),
+    path("catalogs/", catalog_views.catalogs, name="catalogs"),
     path("<int:campaign_id>/", views.dashboard, name="dashboard"),
     path("<int:campaign_id>/roster/", views.roster, name="roster"),
     path(

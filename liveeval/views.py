@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from evalsite import roles
+from evalsite import live_changes, roles
 from evalsite.http import HtmxHttpRequest
 from liveeval import campaigns, chat, rating, results
 from liveeval.consumers import group_name
@@ -196,6 +196,7 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "systems": [(system, aliases[system.pk]) for system in campaign.systems.order_by("slug")],
         "tasks": campaign.tasks.all(),
         "judges": campaign.judges.order_by("username"),
+        "changes_pushed": live_changes.pushes_are_shared(),
     }
     return render(request, "liveeval/campaign_detail.html", context)
 
