@@ -84,7 +84,9 @@ def test_a_coordinator_runs_an_annotation_campaign_from_pages_alone(
         assert annotate_everything(annotator) == 3
         annotator.context.close()
     # The dashboard was not reloaded: its roster fetched the new figures by itself.
-    expect(page.locator("#campaign-bar")).to_contain_text("6 of 6 annotations submitted")
+    expect(page.locator("#campaign-bar")).to_contain_text(
+        "6 of 6 annotations submitted", timeout=10_000
+    )
 
     page.get_by_role("link", name="Human–LLM agreement report").click()
     page.get_by_role("button", name="Compute the report").click()
