@@ -75,7 +75,8 @@ def _campaign_link(name: object) -> tuple[JobLink, ...]:
 
 def _stopped(job: Job, name: str) -> JobDescription | None:
     """A failed or interrupted import: nothing was written (one transaction or none)."""
-    resumable = job.status == Job.Status.INTERRUPTED and Path(job.params["path"]).exists()
+    path = str(job.params.get("path") or "")
+    resumable = job.status == Job.Status.INTERRUPTED and bool(path) and Path(path).exists()
     if job.status == Job.Status.FAILED:
         sentence = _("Nothing was imported: the file has problems, listed below.")
     elif job.status == Job.Status.INTERRUPTED:
