@@ -102,10 +102,21 @@ def test_an_interrupted_import_resumes_only_while_its_file_is_there(tmp_path: Pa
         jobs.resume(job)
 
 
+@jobs.job_kind("tests.wordless")
+def wordless(context: jobs.JobContext) -> dict[str, object]:
+    return {"secret_key_name": True}
+
+
 def test_a_kind_without_words_is_only_a_background_job(coordinator_client: Client) -> None:
-    job = jobs.run(jobs.create("testing.count", {"total": 3}))
+    job = jobs.run(jobs.create("tests.wordless"))
     with translation.override("en"):
         page = coordinator_client.get(reverse("job_detail", args=[job.pk])).content.decode()
         listing = coordinator_client.get(reverse("job_list")).content.decode()
-    assert "Background job" in page and "testing.count" not in page
-    assert "testing.count" not in listing
+    assert "Background job" in page and "tests.wordless" not in page
+    assert "secret_key_name" not in page and "tests.wordless" not in listing
+
+
+def test_the_counting_kind_says_its_sum() -> None:
+    job = jobs.run(jobs.create("testing.count", {"total": 15}))
+    assert job.description.sentence == "Counted 15 steps; their sum is 105."
+    assert job.description.counted
