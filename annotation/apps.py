@@ -17,11 +17,13 @@ class AnnotationConfig(AppConfig):
         from annotation.demo import seed as seed_demo
         from annotation.from_intent import llm_labels  # noqa: F401
         from annotation.home import register_home_parts
+        from annotation.live_changes import register_live_changes
         from annotation.llm_evaluator import job as llm_job  # noqa: F401
         from annotation.report import job as report_job  # noqa: F401
         from annotation.teams import register_teams
         from evalsite.demo import register as register_demo
 
         register_home_parts()
+        register_live_changes()
         register_teams()
         register_demo(seed_demo)

@@ -9,7 +9,7 @@ from django import forms
 from django.forms import BoundField
 from django.utils.translation import gettext_lazy as _
 
-from annotation.imports.formats import FORMATS
+from annotation.imports.formats import HEAD_BYTES, FormatError, detect_format
 from annotation.imports.limits import within_upload_limit
 from annotation.models import Assignment, Campaign, Dimension, Response
 from annotation.queue import MAX_TIME_ON_TASK_MS, Answer
@@ -171,13 +171,23 @@ class ImportTranscriptsForm(forms.Form):
         label=_("New campaign's name"),
         help_text=_("Created with the default CONCEPT rubric."),
     )
+    annotations_per_item = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=50,
+        label=_("Annotations per item (R) of the new campaign"),
+        help_text=_("How many people answer each item; 3 if left empty."),
+    )
     format = forms.ChoiceField(
         label=_("Format"),
+        required=False,
         choices=[
+            ("", _("Detect from the file")),
             ("jsonl", _("JSONL: one transcript per line")),
             ("csv", _("CSV: one row per turn")),
             ("concept4crs", _("Concept4CRS: a .zip of <system>/<dataset>/*.json")),
         ],
+        help_text=_("Told from the file's extension and checked against its content."),
     )
     file = forms.FileField(label=_("File"), validators=[within_upload_limit])
     personas = forms.FileField(
@@ -227,19 +237,15 @@ class ImportTranscriptsForm(forms.Form):
             raise forms.ValidationError(
                 _("Choose a campaign or name a new one (not both)."), code="campaign"
             )
-        upload = cleaned.get("file")
-        suffix = PurePath(upload.name).suffix.lower() if upload else ""
-        expected = {"jsonl": {".jsonl", ".ndjson"}, "csv": {".csv"}, "concept4crs": {".zip"}}
-        fmt = cleaned.get("format")
-        if upload and fmt in FORMATS and suffix not in expected[fmt]:
+        if cleaned.get("annotations_per_item") and chosen:
             self.add_error(
-                "file",
+                "annotations_per_item",
                 forms.ValidationError(
-                    _("A %(format)s import needs a %(suffixes)s file."),
-                    code="suffix",
-                    params={"format": fmt, "suffixes": " or ".join(sorted(expected[fmt]))},
+                    _("R is set here for a new campaign only."), code="annotations_per_item"
                 ),
             )
+        upload = cleaned.get("file")
+        fmt = cleaned["format"] = self._detected(upload, cleaned.get("format") or "")
         if cleaned.get("personas") and fmt != "concept4crs":
             self.add_error(
                 "personas",
@@ -256,10 +262,64 @@ class ImportTranscriptsForm(forms.Form):
             )
         return cleaned
 
+    def _detected(self, upload: Any, declared: str) -> str:
+        """The upload's format, from its extension and its first bytes; a field error (and the
+        declared format) when they disagree with each other or with the declared one."""
+        if upload is None:
+            return declared
+        head = upload.read(HEAD_BYTES)
+        upload.seek(0)
+        try:
+            found = detect_format(upload.name, head)
+        except FormatError as problem:
+            self.add_error("file", format_error_message(problem))
+            return declared
+        if declared and declared != found:
+            self.add_error(
+                "file",
+                forms.ValidationError(
+                    _("%(file)s is a %(found)s file, not %(declared)s."),
+                    code="format",
+                    params={
+                        "file": upload.name,
+                        "found": FORMAT_LABELS[found],
+                        "declared": FORMAT_LABELS[declared],
+                    },
+                ),
+            )
+        return found
+
     @property
     def campaign_name(self) -> str:
         chosen: Campaign | None = self.cleaned_data.get("campaign")
         return chosen.name if chosen is not None else str(self.cleaned_data["new_campaign"])
+
+
+FORMAT_LABELS = {
+    "jsonl": _("JSONL"),
+    "csv": _("CSV"),
+    "concept4crs": _("Concept4CRS zip"),
+    "": _("none of JSONL, CSV or a zip archive"),
+}
+
+
+def format_error_message(problem: FormatError) -> forms.ValidationError:
+    """A file whose format cannot be told, in the reader's language, naming the file."""
+    if problem.named is None:
+        return forms.ValidationError(
+            _("%(file)s: unknown file type; upload a .jsonl, .csv or Concept4CRS .zip file."),
+            code="unknown_format",
+            params={"file": problem.name},
+        )
+    return forms.ValidationError(
+        _("%(file)s: the name says %(named)s, but the content looks like %(looks)s."),
+        code="format_mismatch",
+        params={
+            "file": problem.name,
+            "named": FORMAT_LABELS[problem.named],
+            "looks": FORMAT_LABELS[problem.looks or ""],
+        },
+    )
 
 
 class ImportScoresForm(forms.Form):

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from django.urls import include, path
 
-from annotation import settings_views, views
+from annotation import catalog_views, settings_views, views
 
 campaign_patterns = [
     path("campaigns/", views.campaigns, name="campaigns"),
     path("import/", views.import_transcripts, name="import_transcripts"),
     path("import/llm-scores/", views.import_scores, name="import_scores"),
     path("new/", settings_views.campaign_new, name="campaign_new"),
+    path("catalogs/", catalog_views.catalogs, name="catalogs"),
     path("<int:campaign_id>/", views.dashboard, name="dashboard"),
     path("<int:campaign_id>/settings/", settings_views.campaign_settings, name="settings"),
     path("<int:campaign_id>/gold/", settings_views.gold_items, name="gold_items"),

@@ -26,7 +26,7 @@ from annotation.forms import AnswerForm, ImportScoresForm, ImportTranscriptsForm
 from annotation.imports.formats import guess_format
 from annotation.jobs import store_upload
 from annotation.models import Assignment, Campaign, Dimension, Level, Transcript
-from evalsite import jobs
+from evalsite import jobs, live_changes
 from evalsite.archive import CampaignArchived
 from evalsite.http import HtmxHttpRequest
 from evalsite.roles import annotator_required, coordinator_required
@@ -307,6 +307,7 @@ def dashboard(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "campaign": campaign,
             "bar": progress.campaign_bar(campaign, progress.campaign_figures(campaign, fresh=True)),
             "held": progress.held_count(campaign),
+            "changes_pushed": live_changes.pushes_are_shared(),
             "annotators": progress.annotator_rows(campaign),
             "coverage": progress.coverage(campaign),
             "page": page,
@@ -319,7 +320,11 @@ def dashboard(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def roster(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The dashboard's roster part, fetched again while the campaign runs."""
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    context = {"campaign": campaign, "annotators": progress.annotator_rows(campaign)}
+    context = {
+        "campaign": campaign,
+        "bar": progress.campaign_bar(campaign, progress.campaign_figures(campaign, fresh=True)),
+        "annotators": progress.annotator_rows(campaign),
+    }
     return render(request, "annotation/_roster.html", context)
 
 
@@ -378,6 +383,7 @@ def import_transcripts(request: HttpRequest) -> HttpResponse:
                 "personas": str(store_upload(personas)) if personas else None,
                 "dedupe_cells": form.cleaned_data["dedupe_cells"],
                 "on_annotated": form.cleaned_data["on_annotated"],
+                "annotations_per_item": form.cleaned_data.get("annotations_per_item"),
             },
         )
     return _render_imports(request, transcripts_form=form)

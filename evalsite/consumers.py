@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import asyncio
+
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
-from evalsite import jobs, roles
+from evalsite import jobs, live_changes, roles
 from evalsite.models import Job, JobEvent, JobProgressMessage
-from evalsite.socket_revocation import ClosedOnRevocation
+from evalsite.socket_revocation import REVOKED_CODE, ClosedOnRevocation
 
 
 class JobProgressConsumer(ClosedOnRevocation):
@@ -56,3 +58,44 @@ class JobProgressConsumer(ClosedOnRevocation):
     @database_sync_to_async
     def _render(self, event: JobEvent) -> str:
         return render_to_string("jobs/_bar.html", {"event": event, "oob": True})
+
+
+class ChangesConsumer(ClosedOnRevocation):
+    """Tells a page that the record it follows changed (``evalsite.live_changes``).
+
+    Only people the topic allows (coordinators) connect; a deactivated user's socket closes at
+    once. Notices arriving together are sent as one, ``COALESCE_SECONDS`` after the first.
+    """
+
+    group: str
+    _pending: asyncio.Task[None] | None = None
+
+    async def connect(self) -> None:
+        kwargs = self.scope["url_route"]["kwargs"]
+        topic, record_id = str(kwargs["topic"]), int(kwargs["record_id"])
+        if not await self._may_watch(topic, record_id):
+            await self.close(code=REVOKED_CODE)
+            return
+        self.group = live_changes.group_name(topic, record_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self.watch_user()
+
+    async def disconnect(self, code: int) -> None:
+        if self._pending is not None:
+            self._pending.cancel()
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def changes_changed(self, event: live_changes.ChangeMessage) -> None:
+        if self._pending is None or self._pending.done():
+            self._pending = asyncio.create_task(self._notify())
+
+    async def _notify(self) -> None:
+        await asyncio.sleep(live_changes.COALESCE_SECONDS)
+        await self.send(text_data="changed")
+
+    @database_sync_to_async
+    def _may_watch(self, topic: str, record_id: int) -> bool:
+        user = self.scope.get("user")
+        return user is not None and live_changes.may_watch(topic, user, record_id)

@@ -60,7 +60,7 @@ def recover() -> tuple[int, int]:
     resumed = 0
     stopped = Job.objects.filter(
         status=Job.Status.INTERRUPTED, attempts__lt=jobs.MAX_ATTEMPTS
-    ).only("pk", "status")
+    ).only("pk", "status", "kind", "params")
     for job in stopped:
         try:
             jobs.resume(job)

@@ -38,6 +38,7 @@ from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
+from evalsite import job_descriptions
 from evalsite.models import Job, JobPart, JobProgressMessage
 
 logger = logging.getLogger(__name__)
@@ -83,14 +84,21 @@ class JobError(Exception):
 
 
 def job_kind(
-    name: str, *, split: bool = False, merge: Merge | None = None
+    name: str,
+    *,
+    split: bool = False,
+    merge: Merge | None = None,
+    describe: job_descriptions.Describe | None = None,
 ) -> Callable[[JobFunction], JobFunction]:
     """Register a job kind. A ``split`` kind runs as parts on several workers at once: its
     function runs once per part, takes its items with :meth:`JobContext.share`, and the parts'
-    results are joined by ``merge`` (default :func:`merge_results`)."""
+    results are joined by ``merge`` (default :func:`merge_results`). ``describe`` says what
+    one of its jobs did, in words, for the job pages (``evalsite.job_descriptions``)."""
 
     def register(func: JobFunction) -> JobFunction:
         _REGISTRY[name] = JobKind(func, split, merge)
+        if describe is not None:
+            job_descriptions.register(name, describe)
         return func
 
     return register
@@ -280,8 +288,10 @@ def resume(job: Job, *, background: bool = True) -> Any:
 
     In the background, it is queued for a worker; otherwise it runs here and is returned.
     """
-    if not job.can_resume:
+    if job.status not in {Job.Status.INTERRUPTED, Job.Status.FAILED}:
         raise JobError(f"job {job.pk} is {job.status}; only interrupted or failed jobs resume")
+    if not job_descriptions.describe(job).resumable:
+        raise JobError(f"job {job.pk} cannot continue: what it worked on is gone")
     claimed = Job.objects.filter(pk=job.pk, status=job.status).update(
         status=Job.Status.PENDING, finished_at=None
     )

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import secrets
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
 from django.conf import settings
 from django.db import models
@@ -9,6 +9,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from evalsite import roles
+from evalsite.job_descriptions import JobDescription
+from evalsite.job_descriptions import describe as describe_job
 
 
 class JobEvent(TypedDict):
@@ -22,6 +24,8 @@ class JobEvent(TypedDict):
     total: int | None
     percent: int
     message: str
+    # Whether done / total count what the reader counts, rather than internal steps.
+    counted: bool
 
 
 class JobProgressMessage(TypedDict):
@@ -101,16 +105,14 @@ class Job(models.Model):
 
     @property
     def can_resume(self) -> bool:
-        return self.status in {self.Status.INTERRUPTED, self.Status.FAILED}
+        """Whether the job stopped before its end and its kind can continue it."""
+        stopped = self.status in {self.Status.INTERRUPTED, self.Status.FAILED}
+        return stopped and self.description.resumable
 
     @property
-    def result_summary(self) -> dict[str, Any]:
-        """The result's plain values, for the job page; nested tables belong to their own pages."""
-        return {
-            key: value
-            for key, value in self.result.items()
-            if isinstance(value, str | int | float | bool) or value is None
-        }
+    def description(self) -> JobDescription:
+        """The job in words, as its kind describes it."""
+        return describe_job(self)
 
     def as_event(self) -> JobEvent:
         return {
@@ -122,6 +124,7 @@ class Job(models.Model):
             "total": self.total,
             "percent": self.percent,
             "message": self.message,
+            "counted": self.description.counted,
         }
 
 

@@ -92,7 +92,7 @@ def job_resume(request: HtmxHttpRequest, job_id: int) -> HttpResponse:
             {
                 "job": job,
                 "socket": False,
-                "error": _("Only an interrupted or failed job can be resumed."),
+                "error": _("This job cannot be resumed: it finished, or what it read is gone."),
             },
             status=409,
         )

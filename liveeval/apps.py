@@ -15,9 +15,11 @@ class LiveEvalConfig(AppConfig):
         from evalsite.demo import register as register_demo
         from liveeval.demo import seed as seed_demo
         from liveeval.home import register_home_parts
+        from liveeval.live_changes import register_live_changes
         from liveeval.simulation import job  # noqa: F401
         from liveeval.teams import register_teams
 
         register_home_parts()
+        register_live_changes()
         register_teams()
         register_demo(seed_demo)

@@ -18,7 +18,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from evalsite import roles
+from evalsite import live_changes, roles
 from evalsite.archive import CampaignArchived
 from evalsite.http import HtmxHttpRequest
 from liveeval import campaigns, chat, rating, results
@@ -215,6 +215,7 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "systems": [(system, aliases[system.pk]) for system in campaign.systems.order_by("slug")],
         "tasks": _task_rows(campaign),
         "judges": campaign.judges.order_by("username"),
+        "changes_pushed": live_changes.pushes_are_shared(),
     }
     if campaign.lang == Campaign.Lang.BILINGUAL and campaign.status == Campaign.Status.DRAFT:
         context["languages_form"] = TaskLanguagesForm(campaign=campaign)

@@ -14,7 +14,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from evalsite.job_descriptions import JobDescription
 from evalsite.jobs import JobContext, JobError, job_kind
+from evalsite.models import Job
 
 if TYPE_CHECKING:
     from testing.servers import TemporaryDatabase
@@ -22,7 +24,15 @@ if TYPE_CHECKING:
 KIND = "testing.count"
 
 
-@job_kind(KIND)
+def describe_count(job: Job) -> JobDescription:
+    """The counting job in words (tests only, so not translated)."""
+    if job.status != Job.Status.DONE:
+        return JobDescription("Counting job")
+    counted, total = job.result.get("counted", 0), job.result.get("sum", 0)
+    return JobDescription("Counting job", f"Counted {counted} steps; their sum is {total}.")
+
+
+@job_kind(KIND, describe=describe_count)
 def count_job(context: JobContext) -> dict[str, Any]:
     """Count from the checkpoint to ``total``, saving the checkpoint every five steps."""
     total = int(context.params.get("total", 10))

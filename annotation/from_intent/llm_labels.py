@@ -15,10 +15,14 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.db import transaction
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from annotation.from_intent.utterances import QUESTION_KEY
 from annotation.models import Campaign, Dimension, LLMScore, Transcript
 from evalsite import jobs
+from evalsite.job_descriptions import JobDescription, JobLink, count, seconds
 from evalsite.jobs import JobContext, JobError
 from evalsite.language import is_chinese
 from evalsite.llm.answers import Message
@@ -64,7 +68,32 @@ def _checked(labels: Sequence[str]) -> Any:
     return validate
 
 
-@jobs.job_kind(LABEL_JOB)
+def describe_labels(job: Job) -> JobDescription:
+    """An LLM labelling run in words, with a link to how its labels agree."""
+    name = _("LLM intent labels")
+    campaign_id = job.params.get("campaign")
+    links = (
+        (JobLink(_("How the labels agree"), reverse("from_intent:agreement", args=[campaign_id])),)
+        if Campaign.objects.filter(pk=campaign_id).exists()
+        else ()
+    )
+    if job.status != Job.Status.DONE:
+        return JobDescription(name, links=links)
+    labelled, failed = count(job.result.get("labelled")), count(job.result.get("failed"))
+    sentence = ngettext(
+        "%(count)s utterance labelled by %(evaluator)s in %(time)s; %(failed)s failed.",
+        "%(count)s utterances labelled by %(evaluator)s in %(time)s; %(failed)s failed.",
+        labelled,
+    ) % {
+        "count": labelled,
+        "failed": failed,
+        "evaluator": job.result.get("evaluator", ""),
+        "time": seconds(job),
+    }
+    return JobDescription(name, sentence, links=links)
+
+
+@jobs.job_kind(LABEL_JOB, describe=describe_labels)
 def label_with_llm(context: JobContext) -> dict[str, Any]:
     """params: campaign (id), llm (endpoint settings)."""
     campaign = Campaign.objects.filter(pk=context.params["campaign"]).first()

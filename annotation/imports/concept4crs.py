@@ -1,9 +1,11 @@
 """The Concept4CRS reader: CONCEPT's simulated dialogues, one JSON file each, in a folder or zip.
 
 Files sit in ``<system>/<dataset>/<dialog>_<turn>_profile<P>_attribute<A>.json``; other files
-are counted as ignored. Each becomes a dialogue transcript in the JSONL shape: ``assistant``
-turns become ``system`` turns, the user's ``[END]`` marks acceptance, and the accepted items
-are those the system named last (found in its text between quotes if it listed none).
+are counted as ignored, except those of a ``catalogs`` folder: the item catalogs, imported
+once the transcripts are written (``bundled_catalogs``). Each dialogue becomes a transcript
+in the JSONL shape: ``assistant`` turns become ``system`` turns, the user's ``[END]`` marks
+acceptance, and the accepted items are those the system named last (found in its text between
+quotes if it listed none).
 CONCEPT's ``personas.csv`` optionally gives each profile its emotion and age group.
 
 A *cell* is one persona × attribute pair (``profile<P>``, ``attribute<A>``) within one system
@@ -26,6 +28,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from annotation.concept.mentions import quoted_titles
+from annotation.imports.bundled_catalogs import import_bundled_catalogs, is_catalog_file
 from annotation.imports.fields import (
     check_boolean,
     check_object,
@@ -126,6 +129,9 @@ def _concept_files(source: Path) -> tuple[list[_DialogueFile], int, Callable[[],
                 candidates.append((name, functools.partial(_read_member, archive, name)))
     else:
         raise ImportFailed([Problem(source.name, "must be a directory or a .zip file")])
+    candidates = [
+        (relative, read) for relative, read in candidates if not is_catalog_file(relative)
+    ]
     files = [
         _DialogueFile(relative, read)
         for relative, read in candidates
@@ -338,6 +344,8 @@ def import_concept4crs(
         duplicate_cells=repeats,
         duplicates_skipped=repeats if dedupe_cells else 0,
     )
-    return import_validated(
+    result = import_validated(
         campaign, rubric, writer, problems, result, progress, len(files), started
     )
+    result.catalogs = import_bundled_catalogs(source)
+    return result

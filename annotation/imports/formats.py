@@ -1,7 +1,9 @@
 """The formats an import reads, and the entry point that picks the reader for a file.
 
 Transcripts come as JSONL, CSV or a Concept4CRS folder or zip (`FORMATS`); LLM scores as
-JSONL or CSV (`SCORE_FORMATS`). `guess_format` names the format from the path.
+JSONL or CSV (`SCORE_FORMATS`). `guess_format` names the format from the path;
+`detect_format` from the name *and* the first bytes, and refuses a file whose name and
+content disagree, naming the file.
 """
 
 from __future__ import annotations
@@ -39,19 +41,21 @@ def import_transcripts(
     ``version`` (they become new versions; the annotated text keeps its scores).
     """
     if format not in FORMATS:
-        raise ImportFailed([Problem(str(path), f"unknown format {format!r}")])
+        raise ImportFailed([Problem(Path(path).name, f"unknown format {format!r}")])
     if not Path(path).exists():
-        raise ImportFailed([Problem(str(path), "does not exist")])
+        raise ImportFailed([Problem(Path(path).name, "does not exist")])
     if (too_large := file_too_large(Path(path))) is not None:
-        raise ImportFailed([Problem(str(path), too_large)])
+        raise ImportFailed([Problem(Path(path).name, too_large)])
     if personas is not None and format != "concept4crs":
-        raise ImportFailed([Problem(str(personas), "personas apply to concept4crs imports only")])
+        raise ImportFailed(
+            [Problem(Path(personas).name, "personas apply to concept4crs imports only")]
+        )
     if dedupe_cells and format != "concept4crs":
         raise ImportFailed(
-            [Problem(str(path), "deduplicating cells applies to concept4crs imports only")]
+            [Problem(Path(path).name, "deduplicating cells applies to concept4crs imports only")]
         )
     if on_annotated not in ON_ANNOTATED:
-        raise ImportFailed([Problem(str(path), f"unknown choice {on_annotated!r} for annotated")])
+        raise ImportFailed([Problem(Path(path).name, f"unknown choice {on_annotated!r} for annotated")])
     if format == "jsonl":
         return import_jsonl(path, campaign, on_annotated=on_annotated, progress=progress)
     if format == "csv":
@@ -71,3 +75,57 @@ def guess_format(path: str | Path) -> str | None:
     if path.is_dir() or path.suffix.lower() == ".zip":
         return "concept4crs"
     return {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}.get(path.suffix.lower())
+
+
+# What each format's files are called, and how their first bytes read.
+SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".zip": "concept4crs"}
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+HEAD_BYTES = 4096
+
+
+class FormatError(ValueError):
+    """A file whose format cannot be told, or whose name and content disagree."""
+
+    def __init__(
+        self, name: str, reason: str, *, named: str | None = None, looks: str | None = None
+    ) -> None:
+        super().__init__(f"{name}: {reason}")
+        self.name = name
+        # The format the name says (None: an unknown extension) and the one the content shows.
+        self.named = named
+        self.looks = looks
+
+
+def content_format(head: bytes) -> str | None:
+    """The format the first bytes of a file look like: a zip archive, JSON lines (the first
+    thing written is an object), or CSV (a first line with commas); None if none of these."""
+    if head.startswith(_ZIP_MAGIC):
+        return "concept4crs"
+    text = head.decode("utf-8-sig", errors="replace").lstrip()
+    if text.startswith("{"):
+        return "jsonl"
+    first_line = text.split("\n", 1)[0]
+    if "," in first_line and not first_line.startswith(("[", "<")):
+        return "csv"
+    return None
+
+
+def detect_format(name: str, head: bytes) -> str:
+    """The format of the file called ``name`` whose first bytes are ``head``, told by its
+    extension and confirmed by its content; raises `FormatError` naming the file."""
+    by_name = SUFFIXES.get(Path(name).suffix.lower())
+    if by_name is None:
+        raise FormatError(name, "unknown file type; upload a .jsonl, .csv or Concept4CRS .zip file")
+    by_content = content_format(head)
+    if by_content != by_name:
+        looks = FORMAT_NAMES.get(by_content or "", "none of JSONL, CSV or a zip archive")
+        raise FormatError(
+            name,
+            f"the name says {FORMAT_NAMES[by_name]} but the content looks like {looks}",
+            named=by_name,
+            looks=by_content,
+        )
+    return by_name
+
+
+FORMAT_NAMES = {"jsonl": "JSONL", "csv": "CSV", "concept4crs": "a zip archive"}

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from annotation.imports.bundled_catalogs import CatalogOutcome
 
 
 @dataclass
@@ -21,6 +23,8 @@ class ImportResult:
     validate_seconds: float = 0.0
     lock_seconds: float = 0.0
     campaign_created: bool = False
+    # Concept4CRS: the item catalogs that came with the dialogues, imported or skipped.
+    catalogs: list[CatalogOutcome] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -35,4 +39,5 @@ class ImportResult:
             "validate_seconds": round(self.validate_seconds, 3),
             "lock_seconds": round(self.lock_seconds, 3),
             "campaign_created": self.campaign_created,
+            "catalogs": [catalog.as_dict() for catalog in self.catalogs],
         }

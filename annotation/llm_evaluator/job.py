@@ -28,7 +28,10 @@ from typing import Any, TypedDict
 from asgiref.sync import sync_to_async
 from django.db import transaction
 from django.db.models import Count, Prefetch
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from annotation.alignment.versions import (
     FewShotExample,
@@ -47,6 +50,7 @@ from annotation.llm_evaluator.ranges import IdRanges
 from annotation.llm_evaluator.verdict import Verdict, verdict_reader
 from annotation.models import Campaign, Dimension, Level, LLMScore, Transcript
 from evalsite import jobs
+from evalsite.job_descriptions import JobDescription, JobLink, count, seconds
 from evalsite.jobs import JobContext, JobError, job_kind
 from evalsite.llm.answers import JSONAnswer
 from evalsite.llm.client import LLMClient
@@ -179,7 +183,39 @@ def _rubric_dimensions(campaign: Campaign) -> list[Dimension]:
     return list(campaign.rubric.dimensions.prefetch_related(levels))
 
 
-@job_kind(SCORE_JOB, split=True, merge=merge_results)
+def describe_scoring(job: Job) -> JobDescription:
+    """A scoring run in words: how many transcripts the evaluator scored, and how fast."""
+    name = _("LLM evaluator run")
+    campaign = Campaign.objects.filter(pk=job.params.get("campaign")).first()
+    links = (
+        (
+            JobLink(
+                _("Open the LLM evaluator"), reverse("annotation_llm:campaign", args=[campaign.pk])
+            ),
+        )
+        if campaign is not None
+        else ()
+    )
+    if job.status != Job.Status.DONE:
+        return JobDescription(name, links=links)
+    scored, failed = count(job.result.get("scored")), count(job.result.get("failed"))
+    sentence = ngettext(
+        "%(scored)s transcript scored by %(evaluator)s in %(time)s.",
+        "%(scored)s transcripts scored by %(evaluator)s in %(time)s.",
+        scored,
+    ) % {"scored": scored, "evaluator": job.params.get("evaluator", ""), "time": seconds(job)}
+    details = (
+        (
+            ngettext("%(count)s could not be scored.", "%(count)s could not be scored.", failed)
+            % {"count": failed},
+        )
+        if failed
+        else ()
+    )
+    return JobDescription(name, sentence, details, links)
+
+
+@job_kind(SCORE_JOB, split=True, merge=merge_results, describe=describe_scoring)
 def score_campaign(context: JobContext) -> dict[str, Any]:
     """params: campaign (id), evaluator (the stored name), llm (an ``LLMConfig`` mapping),
     few_shot (optional: the version's examples, ``{"transcript": id, "scores": {...}}``).

@@ -4,14 +4,33 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
 from annotation.models import Campaign
 from annotation.report.cache import REPORT_KIND, RESAMPLES, data_fingerprint
 from annotation.report.compute import compute_report
 from evalsite.agreement.common import DEFAULT_SEED
+from evalsite.job_descriptions import JobDescription, JobLink, seconds
 from evalsite.jobs import JobContext, JobError, job_kind
+from evalsite.models import Job
 
 
-@job_kind(REPORT_KIND)
+def describe_report(job: Job) -> JobDescription:
+    """The report job in words, with a link to the report it computed."""
+    name = _("Agreement report")
+    campaign = Campaign.objects.filter(pk=job.params.get("campaign")).first()
+    if job.status != Job.Status.DONE or campaign is None:
+        return JobDescription(name, counted=False)
+    sentence = _("The agreement report of campaign %(campaign)s was computed in %(time)s.") % {
+        "campaign": campaign.name,
+        "time": seconds(job),
+    }
+    link = JobLink(_("Open the report"), reverse("annotation_report:page", args=[campaign.pk]))
+    return JobDescription(name, sentence, links=(link,), counted=False)
+
+
+@job_kind(REPORT_KIND, describe=describe_report)
 def report_job(context: JobContext) -> dict[str, Any]:
     """params: campaign (id), fingerprint, resamples, seed."""
     campaign = (

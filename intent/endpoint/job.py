@@ -11,9 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from evalsite import jobs
 from evalsite.endpoint_url import EndpointURLError, endpoint_url
+from evalsite.job_descriptions import JobDescription, JobLink, count, seconds
 from evalsite.jobs import JobContext, JobError
 from evalsite.models import Job
 from intent.endpoint.protocol import DEFAULT_BATCH_SIZE, DEFAULT_TIMEOUT, Item, plan_batches, send
@@ -33,7 +37,27 @@ def batches_of(submission: Submission, batch_size: int) -> list[list[Item]]:
     return plan_batches(tests, health, batch_size=batch_size, seed=submission.pk)
 
 
-@jobs.job_kind(ENDPOINT_JOB)
+def describe_endpoint_run(job: Job) -> JobDescription:
+    """A team's endpoint run in words, with a link to the submission it scored."""
+    name = _("Endpoint run")
+    submission_id = job.params.get("submission")
+    links = (
+        (JobLink(_("Open the submission"), reverse("intent:submission", args=[submission_id])),)
+        if Submission.objects.filter(pk=submission_id).exists()
+        else ()
+    )
+    if job.status != Job.Status.DONE:
+        return JobDescription(name, links=links, counted=False)
+    batches, failed = count(job.result.get("batches")), count(job.result.get("failed_batches"))
+    sentence = ngettext(
+        "%(count)s batch sent to the endpoint in %(time)s; %(failed)s failed.",
+        "%(count)s batches sent to the endpoint in %(time)s; %(failed)s failed.",
+        batches,
+    ) % {"count": batches, "failed": failed, "time": seconds(job)}
+    return JobDescription(name, sentence, links=links, counted=False)
+
+
+@jobs.job_kind(ENDPOINT_JOB, describe=describe_endpoint_run)
 def run_endpoint(context: JobContext) -> dict[str, Any]:
     """params: submission (id), url, batch_size, timeout (seconds per batch)."""
     params = context.params

@@ -17,8 +17,12 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.db import transaction
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from evalsite import jobs
+from evalsite.job_descriptions import JobDescription, JobLink, count, seconds
 from evalsite.jobs import JobContext, JobError, job_kind
 from evalsite.llm.client import LLMClient
 from evalsite.llm.config import LLMConfig
@@ -170,7 +174,41 @@ def plan_dialogues(
     ]
 
 
-@job_kind(SIMULATE_JOB, split=True, merge=merge_results)
+def describe_simulation(job: Job) -> JobDescription:
+    """Simulated judges in words: dialogues held and rated, and how many met their goal."""
+    name = _("Simulated judges")
+    campaign = Campaign.objects.filter(pk=job.params.get("campaign")).first()
+    links = (
+        (
+            JobLink(
+                _("Open campaign %(name)s") % {"name": campaign.name},
+                reverse("liveeval:campaign_detail", args=[campaign.pk]),
+            ),
+        )
+        if campaign is not None
+        else ()
+    )
+    if job.status != Job.Status.DONE:
+        return JobDescription(name, links=links)
+    rated, goal = count(job.result.get("rated")), count(job.result.get("goal_met"))
+    sentence = ngettext(
+        "%(rated)s simulated dialogue held and rated in %(time)s; %(goal)s met its task's goal.",
+        "%(rated)s simulated dialogues held and rated in %(time)s; %(goal)s met their task's goal.",
+        rated,
+    ) % {"rated": rated, "goal": goal, "time": seconds(job)}
+    failed = count(job.result.get("failed"))
+    details = (
+        (
+            ngettext("%(count)s dialogue failed.", "%(count)s dialogues failed.", failed)
+            % {"count": failed},
+        )
+        if failed
+        else ()
+    )
+    return JobDescription(name, sentence, details, links)
+
+
+@job_kind(SIMULATE_JOB, split=True, merge=merge_results, describe=describe_simulation)
 def simulate_campaign(context: JobContext) -> dict[str, Any]:
     """params: campaign (id), tasks (keys), systems (slugs), personas (keys), simulator, llm.
 

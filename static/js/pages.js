@@ -2,6 +2,9 @@
 // selects marked data-submit-on-change submit their form, forms marked data-confirm ask
 // first, and an element watching a job over a socket (data-watch-socket) records whether
 // the socket is open, so that its polling (data-poll-unless-socket) pauses while it is.
+// A part marked data-refresh-on-change, inside an element whose socket says that the record
+// it shows changed (evalsite/live_changes.py), fetches itself again at once: its hx-trigger
+// lists the "live-change" event.
 (function () {
   "use strict";
 
@@ -35,8 +38,19 @@
   document.addEventListener("htmx:wsOpen", socketState("open"));
   document.addEventListener("htmx:wsClose", socketState("closed"));
 
+  document.addEventListener("htmx:wsAfterMessage", function (event) {
+    event.target.querySelectorAll("[data-refresh-on-change]").forEach(function (part) {
+      part.dataset.pushed = "1";
+      htmx.trigger(part, "live-change");
+    });
+  });
+
   document.addEventListener("htmx:beforeRequest", function (event) {
     const poller = event.detail.elt;
+    if (poller.dataset && poller.dataset.pushed) {
+      delete poller.dataset.pushed;
+      return;
+    }
     if (poller.hasAttribute("data-poll-unless-socket") && poller.closest("[data-socket='open']")) {
       event.preventDefault();
     }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -87,3 +89,33 @@ def campaign_factory(rubric: Rubric) -> Callable[..., Campaign]:
 def campaign(campaign_factory: Callable[..., Campaign]) -> Campaign:
     """Three dialogues, R = 3, open to every annotator."""
     return campaign_factory(items=3)
+
+
+def concept4crs_zip(target: Path, *, catalogs: dict[str, bytes] | None = None) -> Path:
+    """The Concept4CRS sample dialogues as a zip, with ``catalogs`` (file name → bytes) in its
+    ``catalogs`` folder; by default the ReDial catalog made from the sample's ``items.json``."""
+    if catalogs is None:
+        catalogs = redial_catalog()
+    with zipfile.ZipFile(target, "w") as bundle:
+        for file in sorted(CONCEPT4CRS.rglob("*.json")):
+            relative = file.relative_to(CONCEPT4CRS).as_posix()
+            if not relative.startswith("catalogs/"):
+                bundle.write(file, relative)
+        for name, body in catalogs.items():
+            bundle.writestr(f"catalogs/{name}", body)
+    return target
+
+
+def redial_catalog() -> dict[str, bytes]:
+    """A Concept4CRS ReDial catalog pair built from the sample's ``items.json`` (its
+    entity2id): every titled entity is a film, plus the sample's comedy, and a genre."""
+    entity2id: dict[str, int] = json.loads((CONCEPT4CRS / "catalogs" / "items.json").read_text())
+    entity2id = {**entity2id, "Airplane! (1980)": 3, "comedy": 4}
+    id2info = {
+        str(number): {"name": name, "genre": ["comedy"] if "Airplane" in name else ["sci-fi"]}
+        for number, name in enumerate(name for name in entity2id if "(" in name)
+    }
+    return {
+        "redial_entity2id.json": json.dumps(entity2id).encode(),
+        "redial_id2info.json": json.dumps(id2info).encode(),
+    }

@@ -27,6 +27,8 @@ PAGES: list[tuple[str, str, str, str, int]] = [
     ("annotation:campaigns", "site", "get", roles.COORDINATORS, 200),
     ("annotation:import_transcripts", "site", "get", roles.COORDINATORS, 200),
     ("annotation:import_scores", "site", "get", roles.COORDINATORS, 200),
+    ("annotation:catalogs", "site", "get", roles.COORDINATORS, 200),
+    ("annotation:catalogs", "site", "post", roles.COORDINATORS, 400),
     ("annotation:dashboard", "campaign", "get", roles.COORDINATORS, 200),
     ("annotation:roster", "campaign", "get", roles.COORDINATORS, 200),
     ("annotation:transcript_scores", "item", "get", roles.COORDINATORS, 200),

@@ -137,7 +137,8 @@ def test_a_concept4crs_zip_can_skip_duplicated_cells(client_of: Client, tmp_path
     assert job.status == Job.Status.DONE, job.errors
     assert (job.result["transcripts"], job.result["duplicates_skipped"]) == (4, 2)
     page = client_of.get(response["Location"]).content.decode()
-    assert "<dt>duplicates_skipped</dt><dd>2</dd>" in page
+    assert "2 dialogues repeated a persona × attribute cell and were skipped." in page
+    assert "duplicates_skipped" not in page
 
 
 def test_llm_scores_are_uploaded_into_a_campaign(client_of: Client, campaign: Campaign) -> None:
@@ -160,7 +161,7 @@ def test_llm_scores_are_uploaded_into_a_campaign(client_of: Client, campaign: Ca
     [
         ({"format": "jsonl"}, "Choose a campaign or name a new one (not both)."),
         ({"new_campaign": "Test campaign", "format": "jsonl"}, "A campaign with this name exists"),
-        ({"new_campaign": "N", "format": "csv"}, "A csv import needs a .csv file."),
+        ({"new_campaign": "N", "format": "csv"}, "t.jsonl is a JSONL file, not CSV."),
         (
             {"new_campaign": "N", "format": "jsonl", "dedupe_cells": "on"},
             "Duplicated cells apply to Concept4CRS imports only.",

@@ -51,4 +51,4 @@ def test_a_coordinator_sees_a_job_finish_live(
     bar = page.locator(".job-bar")
     expect(bar).to_have_attribute("data-status", "done", timeout=15_000)
     expect(bar).to_have_attribute("data-percent", "100")
-    expect(page.locator(".result")).to_contain_text("105")
+    expect(page.locator("#job-summary")).to_contain_text("their sum is 105")

@@ -48,7 +48,9 @@ def test_a_coordinator_starts_a_scoring_job_and_watches_it_reach_100_percent(
         bar = page.locator(".job-bar")
         expect(bar.locator(".percent")).to_have_text("100%", timeout=30_000)
         expect(bar).to_have_attribute("data-status", "done")
-        expect(page.locator("dl.result")).to_contain_text("fake-model@concept-v1")
+        expect(page.locator("#job-summary")).to_contain_text(
+            f"{TRANSCRIPTS} transcripts scored by fake-model@concept-v1 in"
+        )
 
         page.go_back()
         page.reload()

@@ -1,0 +1,102 @@
+"""A coordinator runs an annotation campaign from pages alone.
+
+They import a Concept4CRS zip with its item catalogs (built here from the project's own
+fixtures) into a new campaign with R = 2, add two annotators from a CSV file, and, once both
+have annotated every item, open the agreement report and the CONCEPT scorecard, whose catalog
+came with the zip.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, FilePayload, Page, expect
+
+from tests.annotation.conftest import concept4crs_zip
+from tests.e2e.conftest import log_in
+
+pytestmark = pytest.mark.e2e
+
+KEY_FOR_KIND = {"likert": "4", "binary": "1", "pairwise": "0"}
+
+
+def annotate_everything(page: Page) -> int:
+    """Answer every item the annotator is given, by keyboard; return how many."""
+    answered = 0
+    while page.locator("#workspace").count():
+        questions = page.locator("#workspace fieldset.question")
+        expect(questions.first.locator("input").first).to_be_focused()
+        item = page.locator("#workspace").get_attribute("data-transcript")
+        for index in range(questions.count()):
+            page.keyboard.press(KEY_FOR_KIND[questions.nth(index).get_attribute("data-kind") or ""])
+        page.keyboard.press("Enter")
+        answered += 1
+        expect(page.locator(f'#workspace[data-transcript="{item}"]')).to_have_count(0)
+    return answered
+
+
+def test_a_coordinator_runs_an_annotation_campaign_from_pages_alone(
+    page: Page, browser: Browser, base_url: str, tmp_path: Path
+) -> None:
+    name = f"Journey {uuid.uuid4().hex[:6]}"
+    log_in(page, base_url, "coordinator")
+    page.context.add_cookies([{"name": "django_language", "value": "en", "url": base_url}])
+
+    archive = concept4crs_zip(tmp_path / "concept.zip")
+    page.goto(f"{base_url}/annotation/import/")
+    page.fill("#id_new_campaign", name)
+    page.fill("#id_annotations_per_item", "2")
+    page.set_input_files("#id_file", str(archive))
+    page.get_by_role("button", name="Import transcripts").click()
+    expect(page.locator("#job-summary")).to_contain_text(
+        f"3 transcripts imported into campaign {name} in", timeout=20_000
+    )
+    expect(page.locator(".job-details")).to_contain_text("Catalog redial imported")
+    page.get_by_role("link", name=f"Open campaign {name}").click()
+    expect(page.locator("h1")).to_have_text(name)
+    expect(page.locator("main .lede")).to_contain_text("R = 2")
+    campaign_url = page.url
+
+    people = "username,email,role,campaign\n" + "".join(
+        f"{who}-{name[-6:]},,annotator,{name}\n" for who in ("ann", "ben")
+    )
+    page.goto(f"{base_url}/people/add/")
+    page.set_input_files(
+        "#id_file",
+        files=[FilePayload(name="people.csv", mimeType="text/csv", buffer=people.encode())],
+    )
+    page.get_by_role("button", name="Check and add").click()
+    passwords = page.locator("code.new-password")
+    expect(passwords).to_have_count(2)
+    accounts = [
+        (f"{who}-{name[-6:]}", passwords.nth(n).inner_text())
+        for n, who in enumerate(("ann", "ben"))
+    ]
+
+    page.goto(campaign_url)
+    for username, password in accounts:
+        annotator = browser.new_context().new_page()
+        annotator.context.add_cookies([{"name": "django_language", "value": "en", "url": base_url}])
+        log_in(annotator, base_url, username, password)
+        annotator.goto(f"{campaign_url}work/")
+        assert annotate_everything(annotator) == 3
+        annotator.context.close()
+    # The dashboard was not reloaded: its roster fetched the new figures by itself.
+    expect(page.locator("#campaign-bar")).to_contain_text(
+        "6 of 6 annotations submitted", timeout=10_000
+    )
+
+    page.get_by_role("link", name="Human–LLM agreement report").click()
+    page.get_by_role("button", name="Compute the report").click()
+    expect(page.locator("main .lede").first).to_contain_text(
+        "from 3 items and 2 annotators", timeout=30_000
+    )
+
+    page.goto(campaign_url)
+    page.get_by_role("link", name="CONCEPT scorecard").click()
+    expect(page.locator('#catalogs li[data-dataset="redial_eval"]')).to_contain_text(
+        "catalog redial"
+    )
+    expect(page.locator("#scorecard")).to_be_visible()

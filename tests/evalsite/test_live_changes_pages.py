@@ -1,0 +1,66 @@
+"""A running campaign's pages listen for changes on a socket only when pushes reach every
+server (Redis); otherwise they poll as before."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from annotation.imports.rows import import_rows
+from annotation.models import Campaign as AnnotationCampaign
+from evalsite import live_changes
+from tests.annotation.conftest import dialogue
+from tests.liveeval.conftest import make_campaign
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def annotation_campaign() -> AnnotationCampaign:
+    import_rows("Followed", [dialogue("f1")])
+    return AnnotationCampaign.objects.get(name="Followed")
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_the_dashboard_listens_only_when_pushes_are_shared(
+    shared: bool,
+    coordinator_client: Client,
+    annotation_campaign: AnnotationCampaign,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(live_changes, "pushes_are_shared", lambda: shared)
+    page = coordinator_client.get(
+        reverse("annotation:dashboard", args=[annotation_campaign.pk])
+    ).content.decode()
+    socket = f'ws-connect="/ws/changes/annotation.campaign/{annotation_campaign.pk}/"'
+    assert (socket in page) is shared
+    # Either way the roster polls while no socket is open, and refetches on a pushed change.
+    assert 'hx-trigger="every 4s, live-change"' in page and "data-poll-unless-socket" in page
+    assert "data-refresh-on-change" in page
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_the_live_campaign_page_listens_only_when_pushes_are_shared(
+    shared: bool, coordinator_client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(live_changes, "pushes_are_shared", lambda: shared)
+    campaign = make_campaign()
+    page = coordinator_client.get(
+        reverse("liveeval:campaign_detail", args=[campaign.pk])
+    ).content.decode()
+    assert (f'ws-connect="/ws/changes/liveeval.campaign/{campaign.pk}/"' in page) is shared
+    assert 'id="campaign-progress"' in page and "data-refresh-on-change" in page
+
+
+def test_the_roster_part_carries_the_progress_bar(
+    coordinator_client: Client, annotation_campaign: AnnotationCampaign
+) -> None:
+    part = coordinator_client.get(
+        reverse("annotation:roster", args=[annotation_campaign.pk])
+    ).content.decode()
+    assert 'id="campaign-bar"' in part and 'id="annotators"' in part
+
+
+def test_pushes_are_not_shared_by_the_in_memory_layer() -> None:
+    assert live_changes.pushes_are_shared() is False
