@@ -18,7 +18,10 @@ def test_items_are_read_with_their_ratings() -> None:
 
 
 def test_every_bad_item_row_names_file_line_and_field() -> None:
-    data = b"item_id,title,avg_rating,n_ratings\nm1,,4.5,9000\nm2,Up,high,-3\nm2,Up,3,1\nm2,Again,3,1\n"
+    data = (
+        b"item_id,title,avg_rating,n_ratings\n"
+        b"m1,,4.5,9000\nm2,Up,high,-3\nm2,Up,3,1\nm2,Again,3,1\n"
+    )
     with pytest.raises(ImportFailed) as failed:
         read_items(data, "items.csv")
     lines = [str(problem) for problem in failed.value.problems]
@@ -39,10 +42,12 @@ def test_requests_are_read_and_problems_located() -> None:
     good = b'{"id": "r1", "request": "heist?", "answer_items": ["m1", 2], "answer_text": "Heat"}\n'
     rows = read_requests(good, "r.jsonl")
     assert rows[0].answer_items == ("m1", "2") and rows[0].answer_text == "Heat"
-    bad = (
-        good
-        + b'{"id": "r1", "request": "x", "answer_items": ["m1"]}\nnot json\n{"id": "r3", "request": "", "answer_items": []}\n'
-    )
+    more = [
+        b'{"id": "r1", "request": "x", "answer_items": ["m1"]}',
+        b"not json",
+        b'{"id": "r3", "request": "", "answer_items": []}',
+    ]
+    bad = good + b"\n".join(more) + b"\n"
     with pytest.raises(ImportFailed) as failed:
         read_requests(bad, "r.jsonl")
     assert [str(p) for p in failed.value.problems] == [
