@@ -78,7 +78,7 @@ def study_context(study: Study, **forms: Any) -> dict[str, Any]:
         "study": study,
         "n_items": study.items.count(),
         "n_requests": study.requests.count(),
-        "prompts": sorted(prompts.items()),
+        "prompts": [(TASK_TITLES[task], prompts[task]) for task in TASK_TITLES if task in prompts],
         "n_prompts": sum(prompts.values()),
         "people_answers": answered.get(Answer.PEOPLE_GROUP, 0),
         "simulators": simulators,

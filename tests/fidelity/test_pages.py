@@ -44,8 +44,9 @@ def test_a_coordinator_creates_a_study_uploads_files_and_draws_prompts(
     assert study.items.count() == 3
     coordinator_client.post(reverse("fidelity:prompts", args=[study.pk]))
     assert study.prompts.filter(task="bin_pref").count() == 3
-    page = coordinator_client.get(reverse("fidelity:study", args=[study.pk]))
-    assert page.status_code == 200 and b"bin_pref: 3" in page.content
+    with translation.override("en"):
+        page = coordinator_client.get(reverse("fidelity:study", args=[study.pk]))
+    assert page.status_code == 200 and "Binary preference: 3" in page.content.decode()
 
 
 def test_a_bad_upload_shows_its_problems_and_changes_nothing(
