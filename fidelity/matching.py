@@ -28,10 +28,14 @@ def mentioned_items(text: str, catalog: Catalog) -> tuple[str, ...]:
     """The ids of the catalog items ``text`` names, in order of appearance, repeats kept."""
     found: list[tuple[int, str]] = []
     matched: set[str] = set()
+    # Where each name was last found, so that a repeated title takes its next occurrence.
+    cursor: dict[str, int] = {}
     for mention in mentions_in_text(text):
         item = catalog.resolve(mention)
         if item is not None:
-            found.append((text.find(mention.name), item.id))
+            at = text.find(mention.name, cursor.get(mention.name, 0))
+            cursor[mention.name] = at + 1
+            found.append((at, item.id))
             matched.add(title_key(mention.name))
     for match in _MARKED.finditer(text):
         title = (match[1] if match[1] is not None else match[2]).strip()
