@@ -11,7 +11,9 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.imports.problems import ImportFailed
 from evalsite import jobs
+from evalsite.charts import Figure
 from evalsite.models import Job
+from fidelity.figures import measure_figure
 from fidelity.forms import (
     CatalogForm,
     ItemsUploadForm,
@@ -21,7 +23,7 @@ from fidelity.forms import (
 from fidelity.imports import read_items, read_requests, store_items, store_requests
 from fidelity.models import Answer, Simulator, Study
 from fidelity.names import MEASURE_LABELS
-from fidelity.report import Cell, GroupRow, TaskReport, study_report
+from fidelity.report import MAIN_MEASURE, Cell, GroupRow, TaskReport, study_report
 from fidelity.simulation import SIMULATE_JOB, create_simulation_job
 
 
@@ -139,6 +141,7 @@ class ShownTask:
     buckets: list[tuple[str, list[ShownRow]]]
     references: list[tuple[str, str, float, str]]
     report: TaskReport
+    figure: Figure | None
 
 
 def _shown_cell(cell: Cell) -> ShownCell:
@@ -176,6 +179,14 @@ def shown_task(task: TaskReport) -> ShownTask:
             for ref in task.references
         ],
         task,
+        measure_figure(
+            f"figure-{task.task}",
+            str(MEASURE_LABELS[MAIN_MEASURE[task.task]]),
+            MAIN_MEASURE[task.task],
+            task.rows,
+            task.references,
+            str(_("people")),
+        ),
     )
 
 

@@ -16,8 +16,10 @@ from fidelity.content import (
     YesNoPayload,
     payload_json,
 )
+from fidelity.figures import measure_figure
 from fidelity.models import Answer, Prompt, Simulator, Study
 from fidelity.prompts import PromptCounts, make_prompts
+from fidelity.references import REFERENCES
 from fidelity.report import Cell, GroupRow, simulator_alt_test, study_report, verdict
 from fidelity.sheets import csv_bytes, write_report_workbook
 
@@ -140,3 +142,16 @@ def test_the_exports_hold_every_measure_and_verdict(answered: Study) -> None:
     assert book.sheetnames == ["measures", "verdicts"]
     verdicts = list(book["verdicts"].iter_rows(values_only=True))
     assert verdicts[0][:2] == ("task", "group") and len(verdicts) == 1 + 5
+
+
+def test_the_figure_draws_each_group_and_the_paper_s_lines() -> None:
+    rows = (_row("people", 0.9, (0.8, 1.0)), _row("a", 0.5, None), _row("b", None, None))
+    refs = REFERENCES["feedback"]
+    figure = measure_figure("f", "coherence", "coherence", rows, refs, "people")
+    assert figure is not None
+    assert len(figure.points) == 2
+    assert [line.css for line in figure.lines].count("ci") == 1
+    assert [line.css for line in figure.lines].count("reference") == 2
+    assert any(text.text.startswith("1: gpt-3.5 0.97") for text in figure.texts)
+    empty = (_row("people", None, None),)
+    assert measure_figure("g", "coherence", "coherence", empty, refs, "people") is None
