@@ -123,7 +123,7 @@ class TranscriptValidator:
     """Checks one transcript in the shape of ``docs/import-formats.md`` against a rubric."""
 
     def __init__(self, rubric: Rubric) -> None:
-        self.dimensions: dict[str, Dimension] = {d.key: d for d in rubric.dimensions.all()}
+        self.dimensions: dict[str, Dimension] = {d.key: d for d in rubric.dimensions.scored()}
 
     def _dimension(self, key: Any, path: str, kind: str) -> Dimension:
         dimension = self.dimensions.get(key) if isinstance(key, str) else None
