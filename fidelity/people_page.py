@@ -20,7 +20,10 @@ class SendForm(forms.Form):
         min_value=1,
         max_value=20,
         initial=people.DEFAULT_PEOPLE_PER_PROMPT,
-        help_text=gettext_lazy("Each prompt is answered by exactly this many annotators."),
+        help_text=gettext_lazy(
+            "Each prompt is answered by exactly this many annotators; a task's campaign keeps "
+            "the number it was first sent with."
+        ),
     )
 
 
