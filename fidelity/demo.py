@@ -1,7 +1,7 @@
 """The demo fidelity study: synthetic films, requests and answers, written for EvalSite.
 
 No third-party data: the titles, ratings, requests and every answer are made up here, with a
-fixed seed. Three people and two simulators answer every prompt. The simulators are drawn to
+fixed seed. Twelve people and two simulators answer every prompt. The simulators are drawn to
 differ from people the way the paper found: "demo-llm DI" names the same few popular films,
 says yes to nearly everything and accepts most recommendations; "demo-llm DI+PP" follows the
 ratings more closely. Their endpoint settings name no credential, so the demo never calls a
@@ -36,7 +36,7 @@ from fidelity.models import Answer, Simulator, Study
 from fidelity.prompts import PromptCounts, make_prompts
 
 DEMO_STUDY = "Fidelity demo"
-PEOPLE = ("person-1", "person-2", "person-3")
+PEOPLE = tuple(f"person-{number}" for number in range(1, 13))
 SIMULATORS = (("demo-llm DI", "DI"), ("demo-llm DI+PP", "DI+PP"))
 _WORDS = (
     "Silver", "Harbor", "Midnight", "Garden", "Paper", "Comet", "River", "Glass", "Winter",
@@ -59,7 +59,7 @@ def demo_items(rng: random.Random) -> list[ItemRow]:
 
 def demo_requests(rng: random.Random, items: list[ItemRow]) -> list[RequestRow]:
     rows = []
-    for index in range(12):
+    for index in range(16):
         genre = GENRES[index % len(GENRES)]
         liked = rng.sample(items, 2)
         answer = rng.sample(items, 2)
@@ -193,5 +193,5 @@ def seed(stdout: TextIO) -> None:
         Answer.objects.bulk_create(_answers(study))
     stdout.write(
         f"Fidelity: study {DEMO_STUDY!r} with {study.prompts.count()} prompts answered by "
-        "3 people and 2 simulators."
+        "12 people and 2 simulators."
     )

@@ -20,6 +20,7 @@ from fidelity.forms import (
 )
 from fidelity.imports import read_items, read_requests, store_items, store_requests
 from fidelity.models import Answer, Simulator, Study
+from fidelity.names import MEASURE_LABELS
 from fidelity.people_page import people_context
 from fidelity.report import Cell, GroupRow, TaskReport, study_report
 from fidelity.simulation import SIMULATE_JOB, create_simulation_job
@@ -111,25 +112,6 @@ TASK_TITLES = {
     "open_pref": _("Open preference"),
     "rec_request": _("Recommendation request"),
     "feedback": _("Feedback"),
-}
-MEASURE_LABELS = {
-    "entropy_bits": _("entropy (bits)"),
-    "n_mentions": _("mentions"),
-    "n_distinct": _("distinct items"),
-    "pearson_r": _("Pearson r (rating, yes-rate)"),
-    "yes_rate": _("yes-rate"),
-    "n_items": _("items"),
-    "n_aspects": _("aspects"),
-    "aspect_entropy": _("aspect entropy (bits)"),
-    "sentiment_entropy": _("sentiment entropy (bits)"),
-    "type_token_ratio": _("type–token ratio"),
-    "embedding_diversity": _("embedding diversity"),
-    "coherence": _("coherence"),
-    "accept_rate_positive": _("positives accepted"),
-    "reject_rate_negative": _("negatives rejected"),
-    "share_positive": _("comparisons: positive chosen"),
-    "share_neither": _("comparisons: neither"),
-    "position_bias": _("comparisons: first shown chosen"),
 }
 BUCKET_LABELS = {"frequent": _("Frequent items"), "infrequent": _("Infrequent items")}
 COUNTS = {"n_mentions", "n_distinct", "n_items", "n_aspects"}

@@ -26,6 +26,7 @@ from evalsite.fidelity.items_talk import items_talk
 from evalsite.fidelity.open_pref import open_pref
 from evalsite.fidelity.rec_request import rec_request
 from fidelity.models import Study, StudyItem
+from fidelity.names import MEASURE_LABELS
 from fidelity.references import REFERENCES, Reference
 from fidelity.responses import GroupAnswers, study_groups
 
@@ -191,7 +192,7 @@ def verdict(task: str, people: GroupRow, row: GroupRow, alt: AltTestCell | None)
         sentence = _("%(group)s is close to people on %(measure)s (the intervals agree).")
     else:
         sentence = _("%(group)s is not close to people on %(measure)s.")
-    sentence = sentence % {"group": row.group, "measure": measure}
+    sentence = sentence % {"group": row.group, "measure": MEASURE_LABELS[measure]}
     if alt is not None and alt.passed is not None:
         close = bool(close) and alt.passed
         sentence += " " + (
