@@ -178,7 +178,11 @@ class AcceptRejectPayload:
 
 @dataclass(frozen=True)
 class ChoicePayload:
+    """A choice between two recommendations; ``shown_first`` is the one shown first (a person
+    may have seen the sides swapped by the workspace)."""
+
     choice: Choice
+    shown_first: Side = "a"
     kind: Literal["choice"] = "choice"
 
 
@@ -222,7 +226,10 @@ def payload_from_json(value: dict[str, Any]) -> AnswerPayload:
         if kind == "choice":
             if value["choice"] not in ("a", "b", "neither"):
                 raise ContentError(f"a choice is a, b or neither, not {value['choice']!r}")
-            return ChoicePayload(value["choice"])
+            first = value.get("shown_first", "a")
+            if first not in ("a", "b"):
+                raise ContentError(f"the side shown first is a or b, not {first!r}")
+            return ChoicePayload(value["choice"], first)
     except (KeyError, TypeError) as error:
         raise ContentError(f"{kind} answer lacks {error}") from None
     raise ContentError(f"unknown answer kind {kind!r}")

@@ -193,3 +193,28 @@ class Answer(models.Model):
 
     def said(self) -> AnswerPayload:
         return payload_from_json(self.payload)
+
+
+class PeopleCampaign(models.Model):
+    """The annotation campaign in which people answer one task's prompts of a study.
+
+    Each of its transcripts is one prompt (``external_id`` is the prompt's key); see
+    `fidelity.people`."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="people_campaigns")
+    task = models.CharField(_("task"), max_length=16, choices=Task.choices)
+    campaign = models.OneToOneField(
+        "annotation.Campaign",
+        verbose_name=_("annotation campaign"),
+        on_delete=models.CASCADE,
+        related_name="fidelity_task",
+    )
+
+    class Meta:
+        ordering = ["study", "task"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "task"], name="peoplecampaign_task_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study} · {self.task}"

@@ -23,6 +23,7 @@ from fidelity.forms import (
 from fidelity.imports import read_items, read_requests, store_items, store_requests
 from fidelity.models import Answer, Simulator, Study
 from fidelity.names import MEASURE_LABELS
+from fidelity.people_page import people_context
 from fidelity.report import MAIN_MEASURE, Cell, GroupRow, TaskReport, study_report
 from fidelity.simulation import SIMULATE_JOB, create_simulation_job
 
@@ -84,6 +85,7 @@ def study_context(study: Study, **forms: Any) -> dict[str, Any]:
         "n_prompts": sum(prompts.values()),
         "people_answers": answered.get(Answer.PEOPLE_GROUP, 0),
         "simulators": simulators,
+        **people_context(study),
         **blank,
         **forms,
     }

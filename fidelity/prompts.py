@@ -122,6 +122,8 @@ def make_prompts(study: Study, counts: PromptCounts | None = None) -> int:
     """Replace the study's prompts with newly drawn ones; refused once anyone has answered."""
     if Answer.objects.filter(prompt__study=study).exists():
         raise PromptsError("the prompts have answers already; they cannot be drawn again")
+    if study.people_campaigns.exists():
+        raise PromptsError("the prompts were sent to people already; they cannot be drawn again")
     if not study.items.exists():
         raise PromptsError("the study has no items yet")
     drawn = draw_prompts(study, counts or PromptCounts())

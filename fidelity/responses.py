@@ -57,9 +57,9 @@ class GroupAnswers:
 
 
 def _comparison(
-    content: FeedbackContent, responder: str, key: str, choice: str
+    content: FeedbackContent, responder: str, key: str, choice: str, shown_first: str = "a"
 ) -> ComparisonAnswer:
-    positive_first = content.positive == "a"
+    positive_first = content.positive == shown_first
     if choice == "neither":
         chosen = "neither"
     else:
@@ -91,7 +91,9 @@ def _add(target: GroupAnswers, answer: Answer, ratings: dict[str, float]) -> Non
         target.accept_reject.append(AcceptRejectAnswer(who, prompt.key, positive, said.accept))
         target.accept_scores.append((prompt.key, who, 1.0 if said.accept else 0.0))
     elif isinstance(content, FeedbackContent) and isinstance(said, ChoicePayload):
-        target.comparison.append(_comparison(content, who, prompt.key, said.choice))
+        target.comparison.append(
+            _comparison(content, who, prompt.key, said.choice, said.shown_first)
+        )
 
 
 def study_groups(study: Study) -> list[GroupAnswers]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from fidelity import views
+from fidelity import people_views, views
 
 app_name = "fidelity"
 
@@ -21,6 +21,8 @@ urlpatterns = [
         views.run_simulator,
         name="run_simulator",
     ),
+    path("<int:study_id>/people/send/", people_views.send, name="send_to_people"),
+    path("<int:study_id>/people/collect/", people_views.collect, name="collect_people"),
     path("<int:study_id>/report/", views.report_page, name="report"),
     path("<int:study_id>/report.csv", views.report_csv, name="report_csv"),
     path("<int:study_id>/report.xlsx", views.report_workbook, name="report_xlsx"),

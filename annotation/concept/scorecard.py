@@ -136,7 +136,7 @@ def gather_inputs(campaign: Campaign) -> ScorecardInputs:
             assignment__status=Assignment.Status.SUBMITTED,
             transcript__kind=Transcript.Kind.DIALOGUE,
         )
-        .exclude(dimension__kind=Dimension.Kind.PAIRWISE)
+        .exclude(dimension__kind__in=[Dimension.Kind.PAIRWISE, Dimension.Kind.TEXT])
         .order_by()
         .values_list("transcript__external_id", "dimension__key")
         .annotate(mean=Avg("value"))
@@ -148,7 +148,7 @@ def gather_inputs(campaign: Campaign) -> ScorecardInputs:
         LLMScore.objects.filter(
             transcript__campaign=campaign, transcript__kind=Transcript.Kind.DIALOGUE
         )
-        .exclude(dimension__kind=Dimension.Kind.PAIRWISE)
+        .exclude(dimension__kind__in=[Dimension.Kind.PAIRWISE, Dimension.Kind.TEXT])
         .order_by()
         .values_list("evaluator", "transcript__external_id", "dimension__key", "score")
     )

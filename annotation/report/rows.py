@@ -379,6 +379,8 @@ HUMAN_SCORES_HEADER = [
     "time_on_task_ms",
     "updated_at",
     *TRANSCRIPT_COLUMNS,
+    "text",
+    "b_shown_left",
 ]
 
 

@@ -57,6 +57,8 @@ NOT_PAGES: dict[str, str] = {
     "fidelity:prompts": "POST only",
     "fidelity:add_simulator": "POST only",
     "fidelity:run_simulator": "POST only",
+    "fidelity:send_to_people": "POST only",
+    "fidelity:collect_people": "POST only",
     "fidelity:report_csv": "a CSV file",
     "fidelity:report_xlsx": "an XLSX file",
 }
