@@ -95,7 +95,7 @@ def test_people_and_simulators_answer_a_study_and_the_report_shows_them_side_by_
             page.select_option("#id_credential", FAKE_LLM_CREDENTIAL)
             page.fill("#id_model", fake.model)
             page.locator("#simulator-form button[type=submit]").click()
-            page.get_by_role("row", name=re.compile(re.escape(label))).get_by_role(
+            page.locator(f'#simulator-list li[data-simulator="{label}"]').get_by_role(
                 "button", name="Answer the prompts"
             ).click()
             page.wait_for_url(re.compile(r"/jobs/\d+/$"))
