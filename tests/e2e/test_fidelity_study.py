@@ -81,7 +81,7 @@ def test_people_and_simulators_answer_a_study_and_the_report_shows_them_side_by_
         page.goto(study)
         page.fill("#id_people", "2")
         page.locator("#send-form button[type=submit]").click()
-        expect(page.locator("#people")).to_contain_text("5 prompts sent to annotators.")
+        expect(page.locator("main")).to_contain_text("5 prompts sent to annotators.")
         campaigns = [
             re.sub(r"^https?://[^/]+", "", href)
             for href in page.locator("#people table a").evaluate_all(
