@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from evalsite.llm.forms import EndpointForm
 from evalsite.roles import coordinator_required
 from fidelity import pages
 from fidelity.forms import (
@@ -108,6 +109,18 @@ def run_simulator(request: HttpRequest, study_id: int, simulator_id: int) -> Htt
         return redirect("fidelity:study", study_id=study_id)
     job = pages.start_simulation(simulator, request.user)
     return redirect("job_detail", job_id=job.pk)
+
+
+@coordinator_required
+@require_POST
+def embed_requests(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    form = EndpointForm(request.POST, prefix="embed")
+    if form.is_valid():
+        job = pages.start_embedding(study, form, request.user)
+        return redirect("job_detail", job_id=job.pk)
+    context = pages.study_context(study, embedding_form=form)
+    return render(request, "fidelity/study.html", context, status=400)
 
 
 @coordinator_required

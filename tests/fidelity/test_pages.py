@@ -24,7 +24,8 @@ def test_only_coordinators_reach_the_fidelity_pages(study: Study, role: str | No
     urls = [reverse("fidelity:studies")] + [reverse(name, args=[study.pk]) for name in PAGES]
     for url in urls:
         assert client.get(url).status_code == 403, url
-    for name in ("fidelity:prompts", "fidelity:upload_items", "fidelity:add_simulator"):
+    posts = ("fidelity:prompts", "fidelity:upload_items", "fidelity:add_simulator")
+    for name in (*posts, "fidelity:embed_requests"):
         assert client.post(reverse(name, args=[study.pk])).status_code == 403
     anonymous = Client().get(reverse("fidelity:report", args=[study.pk]))
     assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
@@ -89,6 +90,11 @@ def test_a_simulator_is_added_with_a_named_credential_and_run(
     job = Job.objects.get(kind="fidelity_simulate")
     assert run["Location"] == reverse("job_detail", args=[job.pk])
     assert job.params == {"simulator": simulator.pk}
+    embed = {"embed-credential": "local", "embed-model": "e", "embed-concurrency": 1}
+    response = coordinator_client.post(reverse("fidelity:embed_requests", args=[study.pk]), embed)
+    job = Job.objects.get(kind="fidelity_embed")
+    assert response["Location"] == reverse("job_detail", args=[job.pk])
+    assert job.params["llm"] == {"credential": "local", "model": "e", "concurrency": 1}
 
 
 def test_the_demo_study_shows_a_report_with_people_first(coordinator_client: Client) -> None:
