@@ -13,6 +13,7 @@ from evalsite.models import Job
 from fidelity.demo import DEMO_STUDY, seed
 from fidelity.models import Simulator, Study
 from fidelity.prompts import PromptCounts, make_prompts
+from fidelity.report import study_report
 from tests.conftest import logged_in, make_user
 
 PAGES = ("fidelity:study", "fidelity:report", "fidelity:report_csv", "fidelity:report_xlsx")
@@ -111,5 +112,7 @@ def test_the_demo_study_shows_a_report_with_people_first(coordinator_client: Cli
     assert text.index('class="people"') < text.index("demo-llm DI")
     assert "The alt-test passes" in text or "The alt-test fails" in text
     assert "Table 2, IMDB" in text
+    requests = next(task for task in study_report(study) if task.task == "rec_request")
+    assert all(row.cell("embedding_diversity").value is not None for row in requests.rows)
     csv = coordinator_client.get(reverse("fidelity:report_csv", args=[study.pk]))
     assert csv.status_code == 200 and b"demo-llm DI+PP" in csv.content
