@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from evalsite.llm.errors import LLMConfigError
 from evalsite.llm.forms import EndpointForm
 from evalsite.roles import coordinator_required
 from fidelity import pages
@@ -107,7 +108,11 @@ def run_simulator(request: HttpRequest, study_id: int, simulator_id: int) -> Htt
     if not simulator.study.prompts.exists():
         messages.error(request, _("Draw the prompts first."))
         return redirect("fidelity:study", study_id=study_id)
-    job = pages.start_simulation(simulator, request.user)
+    try:
+        job = pages.start_simulation(simulator, request.user)
+    except LLMConfigError as error:
+        messages.error(request, _("This simulator cannot run: %(error)s") % {"error": error})
+        return redirect("fidelity:study", study_id=study_id)
     return redirect("job_detail", job_id=job.pk)
 
 

@@ -114,5 +114,12 @@ def test_the_demo_study_shows_a_report_with_people_first(coordinator_client: Cli
     assert "Table 2, IMDB" in text
     requests = next(task for task in study_report(study) if task.task == "rec_request")
     assert all(row.cell("embedding_diversity").value is not None for row in requests.rows)
+    demo_llm = study.simulators.first()
+    assert demo_llm is not None
+    run = reverse("fidelity:run_simulator", args=[study.pk, demo_llm.pk])
+    with translation.override("en"):
+        refused = coordinator_client.post(run, follow=True)
+    assert "This simulator cannot run" in refused.content.decode()
+    assert not Job.objects.filter(kind="fidelity_simulate").exists()
     csv = coordinator_client.get(reverse("fidelity:report_csv", args=[study.pk]))
     assert csv.status_code == 200 and b"demo-llm DI+PP" in csv.content
