@@ -208,7 +208,7 @@ def verdict(task: str, people: GroupRow, row: GroupRow, alt: AltTestCell | None)
         sentence = _("%(group)s is not close to people on %(measure)s.")
     sentence = sentence % {"group": row.group, "measure": MEASURE_LABELS[measure]}
     if alt is not None and alt.passed is not None:
-        close = bool(close) and alt.passed
+        close = None if close is None else close and alt.passed
         sentence += " " + (
             _("The alt-test passes: it can stand in for a person.")
             if alt.passed
