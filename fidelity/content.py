@@ -164,10 +164,13 @@ class AspectsPayload:
 
 @dataclass(frozen=True)
 class TextPayload:
-    """Recommendation request: the request written."""
+    """Recommendation request: the request written, and its embedding once embedded (by
+    ``embedding_model``; `fidelity.embedding`)."""
 
     text: str
     kind: Literal["text"] = "text"
+    embedding: tuple[float, ...] = ()
+    embedding_model: str = ""
 
 
 @dataclass(frozen=True)
@@ -220,7 +223,10 @@ def payload_from_json(value: dict[str, Any]) -> AnswerPayload:
             aspects = tuple(Aspect(str(a["aspect"]), str(a["sentiment"])) for a in value["aspects"])
             return AspectsPayload(str(value["text"]), aspects)
         if kind == "text":
-            return TextPayload(str(value["text"]))
+            vector = tuple(float(number) for number in value.get("embedding") or ())
+            return TextPayload(
+                str(value["text"]), "text", vector, str(value.get("embedding_model", ""))
+            )
         if kind == "accept_reject":
             return AcceptRejectPayload(bool(value["accept"]))
         if kind == "choice":

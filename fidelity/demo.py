@@ -10,6 +10,7 @@ model; a coordinator adds a simulator of their own to run one.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from typing import TextIO
 
@@ -36,6 +37,7 @@ from fidelity.models import Answer, Simulator, Study
 from fidelity.prompts import PromptCounts, make_prompts
 
 DEMO_STUDY = "Fidelity demo"
+DEMO_EMBEDDINGS = "demo-bag-of-words"
 PEOPLE = tuple(f"person-{number}" for number in range(1, 13))
 SIMULATORS = (("demo-llm DI", "DI"), ("demo-llm DI+PP", "DI+PP"))
 _WORDS = (
@@ -74,6 +76,14 @@ def demo_requests(rng: random.Random, items: list[ItemRow]) -> list[RequestRow]:
     return rows
 
 
+def _embedded(text: str) -> TextPayload:
+    """A request with a demo embedding: its hashed bag of words (no model is called)."""
+    vector = [0.0] * 32
+    for word in text.lower().split():
+        vector[int(hashlib.sha256(word.encode()).hexdigest(), 16) % 32] += 1.0
+    return TextPayload(text, "text", tuple(vector), DEMO_EMBEDDINGS)
+
+
 def _people_answer(
     content: PromptContent,
     task: str,
@@ -96,7 +106,7 @@ def _people_answer(
     if isinstance(content, RecRequestContent):
         titles_liked = " and ".join(item.title for item in content.liked)
         mood = rng.choice(("tonight", "for a rainy weekend", "with my kids", "after work"))
-        return TextPayload(f"Loved {titles_liked}; what should I watch {mood}?")
+        return _embedded(f"Loved {titles_liked}; what should I watch {mood}?")
     assert isinstance(content, FeedbackContent)
     if content.recommendation is not None:
         positive = content.recommendation.kind == "positive"
@@ -130,7 +140,7 @@ def _simulator_answer(
         aspects = tuple(Aspect(aspect, "positive") for aspect in ASPECTS[: 2 + picky])
         return AspectsPayload(f"{content.title} is a great film.", aspects)
     if isinstance(content, RecRequestContent):
-        return TextPayload("I am looking for movie recommendations similar to films I like.")
+        return _embedded("I am looking for movie recommendations similar to films I like.")
     assert isinstance(content, FeedbackContent)
     if content.recommendation is not None:
         positive = content.recommendation.kind == "positive"

@@ -12,7 +12,9 @@ from django.utils.translation import gettext_lazy as _
 from annotation.imports.problems import ImportFailed
 from evalsite import jobs
 from evalsite.charts import Figure
+from evalsite.llm.forms import EndpointForm
 from evalsite.models import Job
+from fidelity.embedding import create_embedding_job
 from fidelity.figures import measure_figure
 from fidelity.forms import (
     CatalogForm,
@@ -76,6 +78,7 @@ def study_context(study: Study, **forms: Any) -> dict[str, Any]:
         "items_form": ItemsUploadForm(),
         "requests_form": RequestsUploadForm(),
         "simulator_form": SimulatorForm(study=study),
+        "embedding_form": EndpointForm(prefix="embed"),
     }
     return {
         "study": study,
@@ -98,6 +101,12 @@ def add_simulator(study: Study, form: SimulatorForm) -> Simulator:
         configuration=form.cleaned_data["configuration"],
         llm=SimulatorForm.llm_settings(form.cleaned_data),
     )
+
+
+def start_embedding(study: Study, form: EndpointForm, user: Any) -> Job:
+    job = create_embedding_job(study, EndpointForm.llm_settings(form.cleaned_data), user)
+    jobs.start(job)
+    return job
 
 
 def start_simulation(simulator: Simulator, user: Any) -> Job:

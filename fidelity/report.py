@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from django.utils.translation import gettext as _
 
 from evalsite.agreement.alt_test import AltTestResult, alt_test
 from evalsite.agreement.common import Interval
 from evalsite.agreement.score_matrix import score_matrix
 from evalsite.fidelity.bin_pref import bin_pref, by_frequency
-from evalsite.fidelity.common import Measured
+from evalsite.fidelity.common import FloatArray, Measured
 from evalsite.fidelity.feedback import comparison, feedback
 from evalsite.fidelity.items_talk import items_talk
 from evalsite.fidelity.open_pref import open_pref
@@ -116,6 +117,17 @@ def _bin_pref_rows(groups: GroupAnswers, resamples: int, seed: int) -> dict[str,
     }
 
 
+def _embeddings(answers: GroupAnswers) -> FloatArray | None:
+    """The group's request embeddings, when every request has one from the same model."""
+    models = {model for model, _ in answers.rec_request_embeddings}
+    if not answers.rec_request or len(models) != 1 or "" in models:
+        return None
+    vectors = [vector for _, vector in answers.rec_request_embeddings]
+    if len({len(vector) for vector in vectors}) != 1:
+        return None
+    return np.asarray(vectors, dtype=np.float64)
+
+
 def _cells(
     task: str, answers: GroupAnswers, resamples: int, seed: int
 ) -> dict[str, Measured | int]:
@@ -136,7 +148,9 @@ def _cells(
             "sentiment_entropy": aspects.sentiment_entropy,
         }
     if task == "rec_request":
-        texts = rec_request(answers.rec_request, resamples=resamples, seed=seed)
+        texts = rec_request(
+            answers.rec_request, _embeddings(answers), resamples=resamples, seed=seed
+        )
         return {
             "type_token_ratio": texts.type_token_ratio,
             "embedding_diversity": texts.embedding_diversity,
@@ -194,7 +208,7 @@ def verdict(task: str, people: GroupRow, row: GroupRow, alt: AltTestCell | None)
         sentence = _("%(group)s is not close to people on %(measure)s.")
     sentence = sentence % {"group": row.group, "measure": MEASURE_LABELS[measure]}
     if alt is not None and alt.passed is not None:
-        close = bool(close) and alt.passed
+        close = None if close is None else close and alt.passed
         sentence += " " + (
             _("The alt-test passes: it can stand in for a person.")
             if alt.passed

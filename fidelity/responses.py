@@ -40,6 +40,8 @@ class GroupAnswers:
     open_pref: list[AspectLabel] = field(default_factory=list)
     open_pref_texts: int = 0
     rec_request: list[RecRequestText] = field(default_factory=list)
+    # Each request's embedding and its model ("" and () while not embedded), in order.
+    rec_request_embeddings: list[tuple[str, tuple[float, ...]]] = field(default_factory=list)
     accept_reject: list[AcceptRejectAnswer] = field(default_factory=list)
     comparison: list[ComparisonAnswer] = field(default_factory=list)
     # (prompt key, responder, 1.0 for yes / accept, 0.0 for no / reject)
@@ -85,6 +87,7 @@ def _add(target: GroupAnswers, answer: Answer, ratings: dict[str, float]) -> Non
         target.open_pref.extend(AspectLabel(who, a.aspect, a.sentiment) for a in said.aspects)
     elif isinstance(said, TextPayload):
         target.rec_request.append(RecRequestText(who, said.text))
+        target.rec_request_embeddings.append((said.embedding_model, said.embedding))
     elif isinstance(content, FeedbackContent) and isinstance(said, AcceptRejectPayload):
         assert content.recommendation is not None
         positive = content.recommendation.kind == "positive"

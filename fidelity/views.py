@@ -10,6 +10,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from evalsite.llm.errors import LLMConfigError
+from evalsite.llm.forms import EndpointForm
 from evalsite.roles import coordinator_required
 from fidelity import pages
 from fidelity.forms import (
@@ -106,8 +108,24 @@ def run_simulator(request: HttpRequest, study_id: int, simulator_id: int) -> Htt
     if not simulator.study.prompts.exists():
         messages.error(request, _("Draw the prompts first."))
         return redirect("fidelity:study", study_id=study_id)
-    job = pages.start_simulation(simulator, request.user)
+    try:
+        job = pages.start_simulation(simulator, request.user)
+    except LLMConfigError as error:
+        messages.error(request, _("This simulator cannot run: %(error)s") % {"error": error})
+        return redirect("fidelity:study", study_id=study_id)
     return redirect("job_detail", job_id=job.pk)
+
+
+@coordinator_required
+@require_POST
+def embed_requests(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    form = EndpointForm(request.POST, prefix="embed")
+    if form.is_valid():
+        job = pages.start_embedding(study, form, request.user)
+        return redirect("job_detail", job_id=job.pk)
+    context = pages.study_context(study, embedding_form=form)
+    return render(request, "fidelity/study.html", context, status=400)
 
 
 @coordinator_required

@@ -57,6 +57,7 @@ NOT_PAGES: dict[str, str] = {
     "fidelity:prompts": "POST only",
     "fidelity:add_simulator": "POST only",
     "fidelity:run_simulator": "POST only",
+    "fidelity:embed_requests": "POST only",
     "fidelity:send_to_people": "POST only",
     "fidelity:collect_people": "POST only",
     "fidelity:report_csv": "a CSV file",

@@ -13,6 +13,7 @@ from evalsite.models import Job
 from fidelity.demo import DEMO_STUDY, seed
 from fidelity.models import Simulator, Study
 from fidelity.prompts import PromptCounts, make_prompts
+from fidelity.report import study_report
 from tests.conftest import logged_in, make_user
 
 PAGES = ("fidelity:study", "fidelity:report", "fidelity:report_csv", "fidelity:report_xlsx")
@@ -24,7 +25,8 @@ def test_only_coordinators_reach_the_fidelity_pages(study: Study, role: str | No
     urls = [reverse("fidelity:studies")] + [reverse(name, args=[study.pk]) for name in PAGES]
     for url in urls:
         assert client.get(url).status_code == 403, url
-    for name in ("fidelity:prompts", "fidelity:upload_items", "fidelity:add_simulator"):
+    posts = ("fidelity:prompts", "fidelity:upload_items", "fidelity:add_simulator")
+    for name in (*posts, "fidelity:embed_requests"):
         assert client.post(reverse(name, args=[study.pk])).status_code == 403
     anonymous = Client().get(reverse("fidelity:report", args=[study.pk]))
     assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
@@ -89,6 +91,11 @@ def test_a_simulator_is_added_with_a_named_credential_and_run(
     job = Job.objects.get(kind="fidelity_simulate")
     assert run["Location"] == reverse("job_detail", args=[job.pk])
     assert job.params == {"simulator": simulator.pk}
+    embed = {"embed-credential": "local", "embed-model": "e", "embed-concurrency": 1}
+    response = coordinator_client.post(reverse("fidelity:embed_requests", args=[study.pk]), embed)
+    job = Job.objects.get(kind="fidelity_embed")
+    assert response["Location"] == reverse("job_detail", args=[job.pk])
+    assert job.params["llm"] == {"credential": "local", "model": "e", "concurrency": 1}
 
 
 def test_the_demo_study_shows_a_report_with_people_first(coordinator_client: Client) -> None:
@@ -105,5 +112,14 @@ def test_the_demo_study_shows_a_report_with_people_first(coordinator_client: Cli
     assert text.index('class="people"') < text.index("demo-llm DI")
     assert "The alt-test passes" in text or "The alt-test fails" in text
     assert "Table 2, IMDB" in text
+    requests = next(task for task in study_report(study) if task.task == "rec_request")
+    assert all(row.cell("embedding_diversity").value is not None for row in requests.rows)
+    demo_llm = study.simulators.first()
+    assert demo_llm is not None
+    run = reverse("fidelity:run_simulator", args=[study.pk, demo_llm.pk])
+    with translation.override("en"):
+        refused = coordinator_client.post(run, follow=True)
+    assert "This simulator cannot run" in refused.content.decode()
+    assert not Job.objects.filter(kind="fidelity_simulate").exists()
     csv = coordinator_client.get(reverse("fidelity:report_csv", args=[study.pk]))
     assert csv.status_code == 200 and b"demo-llm DI+PP" in csv.content

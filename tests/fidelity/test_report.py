@@ -20,7 +20,7 @@ from fidelity.figures import measure_figure
 from fidelity.models import Answer, Prompt, Simulator, Study
 from fidelity.prompts import PromptCounts, make_prompts
 from fidelity.references import REFERENCES
-from fidelity.report import Cell, GroupRow, simulator_alt_test, study_report, verdict
+from fidelity.report import AltTestCell, Cell, GroupRow, simulator_alt_test, study_report, verdict
 from fidelity.sheets import csv_bytes, write_report_workbook
 
 COUNTS = PromptCounts(items_talk=2, open_pref=1, rec_request=1, items_per_persona=2)
@@ -115,6 +115,12 @@ def test_the_verdict_compares_intervals_and_adds_the_alt_test() -> None:
     assert far.close is False and "is not close" in far.sentence
     assert inside.close is True
     assert failed.close is True and "not available" in failed.sentence
+    alone = _row("people", 0.9, None)
+    with translation.override("en"):
+        unknown = verdict("feedback", alone, _row("e", 0.85, None), AltTestCell("e", True, 1.0))
+        beaten = verdict("feedback", people, _row("f", 0.85, None), AltTestCell("f", False, 0.0))
+    assert unknown.close is None and "The alt-test passes" in unknown.sentence
+    assert beaten.close is False and "The alt-test fails" in beaten.sentence
 
 
 def test_the_alt_test_passes_a_simulator_that_answers_like_people() -> None:

@@ -3,6 +3,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
+import pytest
+
 from evalsite import jobs
 from fidelity.content import (
     AcceptRejectPayload,
@@ -12,17 +15,22 @@ from fidelity.content import (
     MentionsPayload,
     TextPayload,
     YesNoPayload,
+    payload_json,
 )
-from fidelity.models import Simulator, Study
+from fidelity.embedding import create_embedding_job
+from fidelity.models import Answer, Simulator, Study
 from fidelity.prompts import PromptCounts, make_prompts
+from fidelity.report import study_report
 from fidelity.simulation import create_simulation_job
 from fidelity.simulator_prompts import RatedItem, simulator_messages
-from tests.fake_openai import Answer, FakeOpenAI, fake_openai_server, reply  # noqa: F401
+from testing.embeddings import deterministic_embedding
+from tests.fake_openai import Answer as FakeAnswer
+from tests.fake_openai import FakeOpenAI, fake_openai_server, reply  # noqa: F401
 
 COUNTS = PromptCounts(items_talk=2, open_pref=1, rec_request=1, items_per_persona=2)
 
 
-def user_answer(body: dict[str, Any]) -> Answer:
+def user_answer(body: dict[str, Any]) -> FakeAnswer:
     """Answers each task's prompt as a simulated user would, from the prompt's text."""
     asked = body["messages"][-1]["content"]
     if "Name a few movies" in asked:
@@ -103,3 +111,39 @@ def test_each_configuration_tells_the_user_what_the_paper_did() -> None:
     assert "Alien (4.0)" in system("IH") and "Up (3.0)" in system("IH")
     assert "挑剔" in system("DI+PP", "zh")
     assert system("DI+PP") == system("DI+PP")
+
+
+def test_requests_are_embedded_once_and_give_embedding_diversity(
+    study: Study, fake_openai: FakeOpenAI
+) -> None:
+    make_prompts(study, COUNTS)
+    prompt = study.prompts.get(task="rec_request")
+    for who, text in (("p1", "heists please"), ("p2", "space horror?"), ("p3", "sharks")):
+        Answer.objects.create(
+            prompt=prompt,
+            group="people",
+            responder=who,
+            source="people",
+            payload=payload_json(TextPayload(text)),
+        )
+    people = next(t for t in study_report(study, resamples=0) if t.task == "rec_request").rows[0]
+    assert people.cell("embedding_diversity").value is None
+    llm = {"base_url": fake_openai.base_url, "model": fake_openai.model}
+    job = jobs.run(create_embedding_job(study, llm))
+    assert job.status == "done" and job.result["embedded"] == 3, job.message
+    said = Answer.objects.get(responder="p1").said()
+    assert (
+        isinstance(said, TextPayload)
+        and said.embedding
+        and said.embedding_model == fake_openai.model
+    )
+    vectors = np.array(
+        [deterministic_embedding(t) for t in ("heists please", "space horror?", "sharks")]
+    )
+    units = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    centroid = vectors.mean(axis=0)
+    expected = 1 - float(np.mean(units @ centroid / np.linalg.norm(centroid)))
+    people = next(t for t in study_report(study, resamples=0) if t.task == "rec_request").rows[0]
+    assert people.cell("embedding_diversity").value == pytest.approx(expected)
+    jobs.run(create_embedding_job(study, llm))
+    assert len(fake_openai.requests) == 1
