@@ -13,6 +13,7 @@ from annotation.imports.formats import HEAD_BYTES, FormatError, detect_format
 from annotation.imports.limits import within_upload_limit
 from annotation.models import Assignment, Campaign, Dimension, Response
 from annotation.queue import MAX_TIME_ON_TASK_MS, Answer
+from evalsite.storable_text import unstorable
 
 MAX_RATIONALE = 5000
 
@@ -38,6 +39,7 @@ class Question:
     rationale: BoundField | None
     errors: list[str]
     position: int
+    text_box: BoundField | None = None
 
 
 class AnswerForm(forms.Form):
@@ -67,6 +69,9 @@ class AnswerForm(forms.Form):
         self.dimensions = dimensions
         self.lang = lang
         for dimension in dimensions:
+            if dimension.is_text:
+                self.fields[self.answer_name(dimension)] = _text_field(dimension, lang)
+                continue
             self.fields[self.answer_name(dimension)] = forms.TypedChoiceField(
                 label=dimension.question(lang),
                 choices=[(str(level.value), level.label(lang)) for level in dimension.levels.all()],
@@ -97,6 +102,9 @@ class AnswerForm(forms.Form):
         """The form's initial data when an annotator revises their submitted answers."""
         initial: dict[str, Any] = {}
         for response in responses:
+            if response.dimension.is_text:
+                initial[cls.answer_name(response.dimension)] = response.text
+                continue
             initial[cls.answer_name(response.dimension)] = assignment.as_shown(
                 response.dimension, response.value
             )
@@ -118,6 +126,10 @@ class AnswerForm(forms.Form):
     def answers(self) -> list[Answer]:
         return [
             Answer(
+                dimension=dimension, value=0, text=self.cleaned_data[self.answer_name(dimension)]
+            )
+            if dimension.is_text
+            else Answer(
                 dimension=dimension,
                 value=self.assignment.as_stored(
                     dimension, self.cleaned_data[self.answer_name(dimension)]
@@ -131,6 +143,21 @@ class AnswerForm(forms.Form):
         questions: list[Question] = []
         for position, dimension in enumerate(self.dimensions, start=1):
             bound = self[self.answer_name(dimension)]
+            if dimension.is_text:
+                questions.append(
+                    Question(
+                        dimension=dimension,
+                        name=bound.html_name,
+                        title=dimension.name(self.lang),
+                        text=dimension.question(self.lang),
+                        options=[],
+                        rationale=None,
+                        errors=[str(error) for error in bound.errors],
+                        position=position,
+                        text_box=bound,
+                    )
+                )
+                continue
             chosen = str(bound.value()) if bound.value() not in (None, "") else None
             options = [
                 Option(
@@ -156,6 +183,29 @@ class AnswerForm(forms.Form):
                 )
             )
         return questions
+
+
+def _storable(value: str) -> None:
+    reason = unstorable(value)
+    if reason is not None:
+        raise forms.ValidationError(
+            _("This answer cannot be stored: %(reason)s."),
+            code="unstorable",
+            params={"reason": reason},
+        )
+
+
+def _text_field(dimension: Dimension, lang: str) -> forms.CharField:
+    """A free-text question: a text box, required or not, up to the question's length."""
+    return forms.CharField(
+        label=dimension.question(lang),
+        required=dimension.required,
+        max_length=dimension.max_chars,
+        strip=True,
+        validators=[_storable],
+        widget=forms.Textarea(attrs={"rows": 4, "maxlength": dimension.max_chars}),
+        error_messages={"required": _("Write an answer.")},
+    )
 
 
 class ImportTranscriptsForm(forms.Form):

@@ -53,6 +53,7 @@ class Answer:
     dimension: Dimension
     value: int
     rationale: str = ""
+    text: str = ""
 
 
 def _skip_locked(queryset: QuerySet[_M]) -> QuerySet[_M]:
@@ -243,6 +244,7 @@ def submit(
                     dimension=answer.dimension,
                     value=answer.value,
                     rationale=answer.rationale,
+                    text=answer.text,
                     time_on_task_ms=assignment.time_on_task_ms,
                     created_at=now,
                     updated_at=now,
@@ -251,7 +253,7 @@ def submit(
             ],
             update_conflicts=True,
             unique_fields=["assignment", "dimension"],
-            update_fields=["value", "rationale", "time_on_task_ms", "updated_at"],
+            update_fields=["value", "text", "rationale", "time_on_task_ms", "updated_at"],
         )
     return assignment
 

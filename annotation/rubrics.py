@@ -4,7 +4,10 @@ A rubric file holds ``key``, ``version``, ``name_en``, ``name_zh``, ``descriptio
 of ``dimensions``; each dimension holds ``key``, ``name_en``, ``name_zh``, ``question_en``,
 ``question_zh``, ``kind``, ``scale`` [min, max], ``level_of_measurement``, ``rationale``,
 optionally ``condition``, and one level per scale value (``value``, ``label_en``,
-``label_zh``, ``description_en``, ``description_zh``).
+``label_zh``, ``description_en``, ``description_zh``). A free-text dimension (``kind``
+``text``) has neither scale nor levels; it may say ``required`` (true unless false) and
+``max_chars`` (its longest answer, 2000 unless given). A pairwise dimension with an odd
+number of levels offers its middle level as "neither".
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from annotation.models import Dimension, Level, Rubric
 
 DEFAULT_RUBRIC_PATH = Path(settings.BASE_DIR) / "fixtures" / "rubrics" / "concept.json"
 
+MAX_TEXT_DEFAULT = 2000
+MAX_TEXT_LIMIT = 20000
 _DIMENSION_TEXT = ("key", "name_en", "name_zh", "question_en", "question_zh")
 _LEVEL_TEXT = ("label_en", "label_zh", "description_en", "description_zh")
 
@@ -47,6 +52,8 @@ def _checked_dimension(data: Any, where: str) -> dict[str, Any]:
         raise RubricFileError(f"{where} must be an object")
     fields: dict[str, Any] = {name: _text(data, name, where) for name in _DIMENSION_TEXT}
     fields["kind"] = _choice(data, "kind", where, list(Dimension.Kind.values))
+    if fields["kind"] == Dimension.Kind.TEXT:
+        return _checked_text_dimension(data, where, fields)
     fields["level_of_measurement"] = _choice(
         data, "level_of_measurement", where, list(Dimension.Measurement.values)
     )
@@ -90,6 +97,36 @@ def _checked_dimension(data: Any, where: str) -> dict[str, Any]:
         )
     fields["levels"] = checked_levels
     return fields
+
+
+def _checked_text_dimension(
+    data: dict[str, Any], where: str, fields: dict[str, Any]
+) -> dict[str, Any]:
+    """A free-text question: no scale, no levels; whether it is required, and its length."""
+    for absent in ("scale", "levels"):
+        if absent in data:
+            raise RubricFileError(f"{where}.{absent} does not apply to a text dimension")
+    required = data.get("required", True)
+    if not isinstance(required, bool):
+        raise RubricFileError(f"{where}.required must be true or false")
+    max_chars = data.get("max_chars", MAX_TEXT_DEFAULT)
+    if (
+        not isinstance(max_chars, int)
+        or isinstance(max_chars, bool)
+        or not 1 <= max_chars <= MAX_TEXT_LIMIT
+    ):
+        raise RubricFileError(f"{where}.max_chars must be an integer from 1 to {MAX_TEXT_LIMIT}")
+    # The scale check of the table holds for every dimension; a text one never reads it.
+    return {
+        **fields,
+        "level_of_measurement": Dimension.Measurement.NOMINAL,
+        "rationale": Dimension.Rationale.NONE,
+        "required": required,
+        "max_chars": max_chars,
+        "scale_min": 0,
+        "scale_max": 1,
+        "levels": [],
+    }
 
 
 def check_rubric_data(data: Any) -> dict[str, Any]:

@@ -47,7 +47,7 @@ def _campaign_for_annotator(request: HttpRequest, campaign_id: int) -> Campaign:
 
 def _dimensions_for(transcript: Transcript) -> list[Dimension]:
     levels = Prefetch("levels", queryset=Level.objects.order_by("value"))
-    dimensions = transcript.campaign.rubric.dimensions.prefetch_related(levels)
+    dimensions = transcript.campaign.rubric.dimensions.all().prefetch_related(levels)
     return [dimension for dimension in dimensions if dimension.applies_to(transcript)]
 
 

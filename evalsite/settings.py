@@ -147,6 +147,7 @@ INSTALLED_APPS = [
     "liveeval",
     "annotation",
     "intent",
+    "fidelity",
 ]
 
 MIDDLEWARE = [

@@ -37,5 +37,6 @@ urlpatterns = [
     path("annotation/intent/", include("annotation.from_intent.urls")),
     path("annotation/", include("annotation.urls")),
     path("intent/", include("intent.urls")),
+    path("fidelity/", include("fidelity.urls")),
     path(settings.ADMIN_PATH, admin.site.urls),
 ]

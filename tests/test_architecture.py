@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVED = ("evalsite", "liveeval", "annotation", "intent")
+SERVED = ("evalsite", "liveeval", "annotation", "intent", "fidelity")
 MAX_MODULE_LINES = 500
 MAX_VIEW_LINES = 25
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
@@ -121,9 +121,10 @@ def test_no_module_mixes_http_and_numerical_libraries() -> None:
 @pytest.mark.parametrize(
     ("package", "forbidden"),
     [
-        ("evalsite", {"liveeval", "annotation", "intent"}),
-        ("liveeval", {"annotation", "intent"}),
-        ("intent", {"annotation"}),
+        ("evalsite", {"liveeval", "annotation", "intent", "fidelity"}),
+        ("liveeval", {"annotation", "intent", "fidelity"}),
+        ("intent", {"annotation", "fidelity"}),
+        ("annotation", {"fidelity"}),
     ],
 )
 def test_dependencies_run_one_way(package: str, forbidden: set[str]) -> None:
@@ -141,7 +142,7 @@ def test_dependencies_run_one_way(package: str, forbidden: set[str]) -> None:
 def documented_modules() -> set[str]:
     return set(
         re.findall(
-            r"`((?:evalsite|liveeval|annotation|intent|static)/[\w/.-]+\.(?:py|js))`",
+            r"`((?:evalsite|liveeval|annotation|intent|fidelity|static)/[\w/.-]+\.(?:py|js))`",
             section("Modules"),
         )
     )

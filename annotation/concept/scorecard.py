@@ -138,7 +138,7 @@ def gather_inputs(campaign: Campaign) -> ScorecardInputs:
             transcript__kind=Transcript.Kind.DIALOGUE,
             transcript__superseded_at__isnull=True,
         )
-        .exclude(dimension__kind=Dimension.Kind.PAIRWISE)
+        .exclude(dimension__kind__in=[Dimension.Kind.PAIRWISE, Dimension.Kind.TEXT])
         .order_by()
         .values_list("transcript__external_id", "dimension__key")
         .annotate(mean=Avg("value"))
@@ -152,7 +152,7 @@ def gather_inputs(campaign: Campaign) -> ScorecardInputs:
             transcript__kind=Transcript.Kind.DIALOGUE,
             transcript__superseded_at__isnull=True,
         )
-        .exclude(dimension__kind=Dimension.Kind.PAIRWISE)
+        .exclude(dimension__kind__in=[Dimension.Kind.PAIRWISE, Dimension.Kind.TEXT])
         .order_by()
         .values_list("evaluator", "transcript__external_id", "dimension__key", "score")
     )

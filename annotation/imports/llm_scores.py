@@ -41,7 +41,7 @@ class _ScoreChecker:
                 superseded_at__isnull=True
             ).values_list("external_id", "pk", "kind")
         }
-        self.dimensions = {d.key: d for d in campaign.rubric.dimensions.all()}
+        self.dimensions = {d.key: d for d in campaign.rubric.dimensions.scored()}
         self.seen: dict[tuple[int, int], int] = {}
         self.now = timezone.now()
 

@@ -62,6 +62,8 @@ TRANSCRIPT_FIELDS = [
     "persona_age_group",
     "persona_text",
     "preferences",
+    "prompt",
+    "prompt_items",
     "turns",
     "response_a",
     "response_b",
@@ -123,7 +125,7 @@ class TranscriptValidator:
     """Checks one transcript in the shape of ``docs/import-formats.md`` against a rubric."""
 
     def __init__(self, rubric: Rubric) -> None:
-        self.dimensions: dict[str, Dimension] = {d.key: d for d in rubric.dimensions.all()}
+        self.dimensions: dict[str, Dimension] = {d.key: d for d in rubric.dimensions.scored()}
 
     def _dimension(self, key: Any, path: str, kind: str) -> Dimension:
         dimension = self.dimensions.get(key) if isinstance(key, str) else None
@@ -178,7 +180,8 @@ class TranscriptValidator:
         if not isinstance(value, dict):
             raise FieldError("", "must be a JSON object")
         kind = value.get("kind", Transcript.Kind.DIALOGUE)
-        if kind not in Transcript.Kind.values:
+        # Prompt items come from fidelity studies, not from files.
+        if kind not in (Transcript.Kind.DIALOGUE, Transcript.Kind.PAIRWISE):
             raise FieldError("kind", "must be 'dialogue' or 'pairwise'")
         pairwise = kind == Transcript.Kind.PAIRWISE
         check_object(value, "", PAIRWISE_FIELDS if pairwise else DIALOGUE_FIELDS)
@@ -197,6 +200,7 @@ class TranscriptValidator:
         row["persona_text"] = check_string(persona.get("text"), "persona.text")
         row["preferences"] = check_strings(value.get("preferences"), "preferences")
         row["metadata"] = check_object(value.get("metadata") or {}, "metadata")
+        row.update(prompt="", prompt_items=[])
         if pairwise:
             row["turns"] = check_turns(value.get("context", []), "context", allow_empty=True)
             row["response_a"] = check_response(value.get("a"), "a")

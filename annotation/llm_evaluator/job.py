@@ -180,7 +180,7 @@ def _campaign(campaign_id: Any) -> Campaign:
 
 def _rubric_dimensions(campaign: Campaign) -> list[Dimension]:
     levels = Prefetch("levels", queryset=Level.objects.order_by("value"))
-    return list(campaign.rubric.dimensions.prefetch_related(levels))
+    return list(campaign.rubric.dimensions.scored().prefetch_related(levels))
 
 
 def describe_scoring(job: Job) -> JobDescription:

@@ -66,13 +66,26 @@ class Rubric(models.Model):
             )
 
 
+class DimensionQuerySet(models.QuerySet["Dimension"]):
+    def scored(self) -> DimensionQuerySet:
+        """The questions answered on a scale: every one but the free-text questions."""
+        return self.exclude(kind=Dimension.Kind.TEXT)
+
+
 class Dimension(models.Model):
-    """One question of a rubric, answered on an integer scale with a description per level."""
+    """One question of a rubric, answered on an integer scale with a description per level.
+
+    A free-text question (``Kind.TEXT``) has no levels: its answer is the response's text,
+    and it stays out of every score, agreement figure and LLM evaluation. A pairwise
+    question whose scale has a middle level offers it as "neither": the sides mirror
+    around it, so it means the same whichever side each response was shown on.
+    """
 
     class Kind(models.TextChoices):
         LIKERT = "likert", _("Likert scale")
         BINARY = "binary", _("Yes or no")
         PAIRWISE = "pairwise", _("Which of two responses is better")
+        TEXT = "text", _("Free text")
 
     class Measurement(models.TextChoices):
         NOMINAL = "nominal", _("Nominal")
@@ -111,6 +124,18 @@ class Dimension(models.Model):
     condition = models.CharField(
         _("asked for"), max_length=16, choices=Condition.choices, default=Condition.ALWAYS
     )
+    required = models.BooleanField(
+        _("answer required"),
+        default=True,
+        help_text=_("Free-text questions only: whether an empty answer may be submitted."),
+    )
+    max_chars = models.PositiveIntegerField(
+        _("longest answer (characters)"),
+        default=2000,
+        help_text=_("Free-text questions only."),
+    )
+
+    objects = DimensionQuerySet.as_manager()
 
     class Meta:
         ordering = ["rubric", "position", "id"]
@@ -144,6 +169,11 @@ class Dimension(models.Model):
 
     def question(self, lang: str) -> str:
         return self.question_zh if is_chinese(lang) else self.question_en
+
+    @property
+    def is_text(self) -> bool:
+        """A free-text question: its answers are words, outside every score and agreement."""
+        return self.kind == self.Kind.TEXT
 
     def in_scale(self, value: float) -> bool:
         return self.scale_min <= value <= self.scale_max

@@ -23,11 +23,16 @@ def version_label(external_id: str, version: int) -> str:
 
 
 class Transcript(models.Model):
-    """One item to annotate: a dialogue, or a context with two responses to compare."""
+    """One item to annotate: a dialogue, a prompt, or a context with two responses to compare.
+
+    A prompt item shows ``prompt`` (and ``prompt_items``, a list of strings) instead of turns;
+    a pairwise item may show a prompt as its context.
+    """
 
     class Kind(models.TextChoices):
         DIALOGUE = "dialogue", _("Dialogue")
         PAIRWISE = "pairwise", _("Pairwise comparison")
+        PROMPT = "prompt", _("Prompt")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="transcripts")
     external_id = models.CharField(_("external id"), max_length=255)
@@ -44,6 +49,10 @@ class Transcript(models.Model):
         default=list,
         blank=True,
         help_text=_("The dialogue, or the context of a pairwise item."),
+    )
+    prompt = models.TextField(_("prompt"), blank=True)
+    prompt_items = models.JSONField(
+        _("prompt's items"), default=list, blank=True, help_text=_("Shown as a list under it.")
     )
     response_a = models.JSONField(_("response A"), null=True, blank=True)
     response_b = models.JSONField(_("response B"), null=True, blank=True)
@@ -186,13 +195,15 @@ class Response(models.Model):
     """One answer of one annotator to one dimension of one transcript.
 
     Pairwise answers are stored in the item's own terms (the scale's lowest value means
-    response A), whichever side A was shown on.
+    response A), whichever side A was shown on; ``Assignment.swapped`` records the side.
+    A free-text answer is ``text``, with ``value`` 0.
     """
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="responses")
     transcript = models.ForeignKey(Transcript, on_delete=models.CASCADE, related_name="responses")
     dimension = models.ForeignKey(Dimension, on_delete=models.PROTECT, related_name="responses")
-    value = models.IntegerField(_("value"))
+    value = models.IntegerField(_("value"), help_text=_("0 for a free-text answer."))
+    text = models.TextField(_("text"), blank=True, help_text=_("A free-text answer."))
     rationale = models.TextField(_("rationale"), blank=True)
     time_on_task_ms = models.PositiveIntegerField(
         _("time on task (ms)"), default=0, help_text=_("The item's time, shared by its answers.")

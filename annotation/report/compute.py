@@ -77,7 +77,9 @@ def compute_report(
     if progress is not None:
         progress(0, 1, _("Gathering the scores"))
     frame = long_scores(campaign)
-    dimensions = [DimensionSpec.of(d) for d in campaign.rubric.dimensions.order_by("position")]
+    dimensions = [
+        DimensionSpec.of(d) for d in campaign.rubric.dimensions.scored().order_by("position")
+    ]
     transcripts = item_pks(campaign)
     settings = Settings(resamples=resamples, seed=seed, epsilon=campaign.alt_test_epsilon)
     result = agreement_report(frame, dimensions, settings=settings, progress=progress)

@@ -381,6 +381,8 @@ HUMAN_SCORES_HEADER = [
     "updated_at",
     *TRANSCRIPT_COLUMNS,
     "version",
+    "text",
+    "b_shown_left",
 ]
 
 

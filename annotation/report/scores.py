@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from annotation.models import Assignment, Campaign, LLMScore, Response
 from annotation.models.transcript import version_label
+from annotation.models import Assignment, Campaign, Dimension, LLMScore, Response
 
 METADATA_COLUMNS = ("system", "dataset", "lang", "persona_emotion", "persona_age_group")
 COLUMNS = ("item", "rater", "score", "dimension", *METADATA_COLUMNS, "is_llm")
@@ -18,7 +18,8 @@ def long_scores(campaign: Campaign) -> pd.DataFrame:
     each version is an item of its own), rater (the annotator's username, or the
     evaluator's name for LLM rows), score, dimension (its key), the transcript's metadata
     (system, dataset, lang, persona_emotion, persona_age_group) and ``is_llm``. Pairwise
-    answers are in the item's terms (the lowest value means response A). Three queries,
+    answers are in the item's terms (the lowest value means response A). Free-text answers
+    are words, not scores, and are left out. Three queries,
     whatever the size of the campaign.
     """
     items = pd.DataFrame.from_records(
@@ -34,7 +35,9 @@ def long_scores(campaign: Campaign) -> pd.DataFrame:
         list(
             Response.objects.filter(
                 assignment__campaign=campaign, assignment__status=Assignment.Status.SUBMITTED
-            ).values_list(
+            )
+            .exclude(dimension__kind=Dimension.Kind.TEXT)
+            .values_list(
                 "transcript_id", "assignment__annotator__username", "value", "dimension__key"
             )
         ),

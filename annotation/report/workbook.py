@@ -13,8 +13,8 @@ from django.utils.translation import gettext_lazy
 
 from annotation.alignment.sheets import ALIGNMENT_SHEETS
 from annotation.concept.sheet import concept_sheet
-from annotation.models import Assignment, Campaign, LLMScore, Response
 from annotation.models.transcript import version_label
+from annotation.models import Assignment, Campaign, Dimension, LLMScore, Response
 from annotation.report.compute import evaluator_raters
 from annotation.report.dimensions import DimensionSpec
 from annotation.report.items import disagreements
@@ -48,7 +48,10 @@ from evalsite.spreadsheets import (
 
 
 def human_score_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
-    """Every submitted answer, straight from the database, a chunk at a time."""
+    """Every submitted answer, straight from the database, a chunk at a time.
+
+    A free-text answer has an empty score and its words under ``text``; ``b_shown_left``
+    says, for pairwise questions, the order the two responses were shown in."""
     answers = (
         Response.objects.filter(
             assignment__campaign=campaign, assignment__status=Assignment.Status.SUBMITTED
@@ -64,12 +67,27 @@ def human_score_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
             "updated_at",
             *(f"transcript__{name}" for name in TRANSCRIPT_COLUMNS),
             "transcript__version",
+            "dimension__kind",
+            "text",
+            "assignment__swapped",
         )
     )
-    for item, annotator, dimension, value, rationale, ms, updated, *meta in answers.iterator(
-        chunk_size=2000
-    ):
-        yield [item, annotator, dimension, value, rationale, ms, updated.isoformat(), *meta]
+    for row in answers.iterator(chunk_size=2000):
+        item, annotator, dimension, value, rationale, ms, updated, *rest = row
+        *meta, kind, text, swapped = rest
+        free = kind == Dimension.Kind.TEXT
+        yield [
+            item,
+            annotator,
+            dimension,
+            None if free else value,
+            rationale,
+            ms,
+            updated.isoformat(),
+            *meta,
+            text,
+            swapped if kind == Dimension.Kind.PAIRWISE else None,
+        ]
 
 
 def llm_score_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
@@ -101,7 +119,7 @@ def disagreement_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
     frame["evaluator"] = np.where(frame["is_llm"], frame["rater"], "")
     evaluators = evaluator_raters(frame)
     frame.loc[frame["is_llm"], "rater"] = frame.loc[frame["is_llm"], "rater"].map(evaluators)
-    specs = [DimensionSpec.of(d) for d in campaign.rubric.dimensions.order_by("position")]
+    specs = [DimensionSpec.of(d) for d in campaign.rubric.dimensions.scored().order_by("position")]
     rationales = {
         (version_label(item, version), evaluator, dimension): rationale
         for item, version, evaluator, dimension, rationale in LLMScore.objects.filter(

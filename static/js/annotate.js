@@ -25,7 +25,8 @@
     }
     var target =
       question.querySelector("input[type=radio]:checked") ||
-      question.querySelector("input[type=radio]");
+      question.querySelector("input[type=radio]") ||
+      question.querySelector("textarea");
     if (target) {
       target.focus({ preventScroll: true });
       if (scroll !== false) {
@@ -204,7 +205,8 @@
     shownAt = performance.now();
     var all = questions();
     var firstOpen = all.filter(function (question) {
-      return !question.querySelector("input[type=radio]:checked");
+      var box = question.querySelector("textarea");
+      return box ? !box.value.trim() : !question.querySelector("input[type=radio]:checked");
     })[0];
     // Focus without scrolling: the page opens at its top, with the transcript in view.
     focusQuestion(firstOpen || all[0], false);
@@ -237,7 +239,11 @@
     if (typing) {
       if (event.key === "Escape") {
         target.blur();
-        focusQuestion(questionOf(target));
+        var around = questionOf(target);
+        // A free-text question's answer is the box itself: leaving it leaves the question.
+        if (around && around.querySelector("input[type=radio]")) {
+          focusQuestion(around);
+        }
       }
       return;
     }

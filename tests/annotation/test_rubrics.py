@@ -76,7 +76,7 @@ class TestRubricFiles:
             ),
             (
                 lambda d: d["dimensions"][1].update(kind="slider"),
-                "dimensions[1].kind must be one of likert, binary, pairwise",
+                "dimensions[1].kind must be one of likert, binary, pairwise, text",
             ),
             (
                 lambda d: d["dimensions"][2].update(scale=[5, 1]),

@@ -56,6 +56,17 @@ NOT_PAGES: dict[str, str] = {
     "liveeval:campaign_archive": "POST only",
     "liveeval:campaign_restore": "POST only",
     "liveeval:campaign_task_languages": "POST only",
+    "fidelity:upload_items": "POST only",
+    "fidelity:upload_requests": "POST only",
+    "fidelity:catalog": "POST only",
+    "fidelity:prompts": "POST only",
+    "fidelity:add_simulator": "POST only",
+    "fidelity:run_simulator": "POST only",
+    "fidelity:embed_requests": "POST only",
+    "fidelity:send_to_people": "POST only",
+    "fidelity:collect_people": "POST only",
+    "fidelity:report_csv": "a CSV file",
+    "fidelity:report_xlsx": "an XLSX file",
 }
 # Whole namespaces that are not the site's own pages.
 NOT_PAGE_NAMESPACES = ("admin", "booking_api")
@@ -155,7 +166,15 @@ def _submission() -> dict[str, Any]:
     return {"submission_id": Submission.objects.order_by("pk").values_list("pk", flat=True)[0]}
 
 
+def _fidelity_study() -> dict[str, Any]:
+    from fidelity.models import Study
+
+    return {"study_id": Study.objects.order_by("pk").values_list("pk", flat=True)[0]}
+
+
 INSTANCES: dict[str, Callable[[], dict[str, Any]]] = {
+    "fidelity:study": _fidelity_study,
+    "fidelity:report": _fidelity_study,
     "signup": _invitation,
     "liveeval:system_edit": _system,
     "from_intent:send": _track,

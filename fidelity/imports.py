@@ -1,0 +1,201 @@
+"""A study's items (CSV) and requests (JSONL), checked whole, then written all or nothing.
+
+Items: a CSV file with the header ``item_id,title,avg_rating,n_ratings``. Requests: a JSONL file
+of ``{"id", "request", "answer_items": [...], "answer_text"}``. Every problem names the file,
+the line and the field; when there is any, nothing is written and the study keeps what it had.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from django.db import transaction
+
+from annotation.imports.problems import Problems
+from fidelity.models import Study, StudyItem, StudyRequest
+
+ITEM_COLUMNS = ("item_id", "title", "avg_rating", "n_ratings")
+_ID_LENGTH = 255
+_TITLE_LENGTH = 500
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    item_id: str
+    title: str
+    avg_rating: float
+    n_ratings: int
+
+
+@dataclass(frozen=True)
+class RequestRow:
+    external_id: str
+    request: str
+    answer_items: tuple[str, ...]
+    answer_text: str
+
+
+def _lines(data: bytes, name: str, problems: Problems) -> list[str]:
+    try:
+        return data.decode("utf-8-sig").splitlines()
+    except UnicodeDecodeError as error:
+        problems.note(name, f"the file is not UTF-8 text (byte {error.start})")
+        return []
+
+
+def _text(value: Any, name: str, line: int, field: str, problems: Problems, limit: int) -> str:
+    text = str(value if value is not None else "").strip()
+    if not text:
+        problems.note(name, f"field {field}: is empty", line)
+    elif len(text) > limit:
+        problems.note(name, f"field {field}: is longer than {limit} characters", line)
+    return text
+
+
+def _number(text: str | None, kind: Callable[[str], T], default: T) -> T:
+    try:
+        return kind((text or "").strip())
+    except ValueError:
+        return default
+
+
+def _item_row(fields: dict[str, str], name: str, line: int, problems: Problems) -> ItemRow | None:
+    before = problems.total
+    item_id = _text(fields.get("item_id"), name, line, "item_id", problems, _ID_LENGTH)
+    title = _text(fields.get("title"), name, line, "title", problems, _TITLE_LENGTH)
+    rating = _number(fields.get("avg_rating"), float, math.nan)
+    if not math.isfinite(rating):
+        problems.note(name, f"field avg_rating: {fields.get('avg_rating')!r} is not a number", line)
+    count = _number(fields.get("n_ratings"), int, -1)
+    if count < 0:
+        problems.note(
+            name, f"field n_ratings: {fields.get('n_ratings')!r} is not a whole number ≥ 0", line
+        )
+    return ItemRow(item_id, title, rating, count) if problems.total == before else None
+
+
+def read_items(data: bytes, name: str) -> list[ItemRow]:
+    """Every row of an items CSV; raises ImportFailed naming each problem's line and field."""
+    problems = Problems()
+    rows: list[ItemRow] = []
+    reader = csv.reader(io.StringIO("\n".join(_lines(data, name, problems))))
+    header = [column.strip() for column in next(reader, [])]
+    missing = [column for column in ITEM_COLUMNS if column not in header]
+    if missing:
+        problems.note(name, f"the header lacks {', '.join(missing)}", 1)
+        problems.raise_if_any()
+    seen: dict[str, int] = {}
+    for line, values in enumerate(reader, start=2):
+        if not any(value.strip() for value in values):
+            continue
+        row = _item_row(dict(zip(header, values, strict=False)), name, line, problems)
+        if row is None:
+            continue
+        if row.item_id in seen:
+            problems.note(
+                name, f"field item_id: {row.item_id!r} is already on line {seen[row.item_id]}", line
+            )
+            continue
+        seen[row.item_id] = line
+        rows.append(row)
+    if not rows and not problems.total:
+        problems.note(name, "the file has no items")
+    problems.raise_if_any()
+    return rows
+
+
+def _json_lines(data: bytes, name: str, problems: Problems) -> Iterator[tuple[int, dict[str, Any]]]:
+    for line, text in enumerate(_lines(data, name, problems), start=1):
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            problems.note(name, f"not valid JSON ({error.msg})", line)
+            continue
+        if not isinstance(value, dict):
+            problems.note(name, "a JSON object is expected", line)
+            continue
+        yield line, value
+
+
+def _request_row(
+    value: dict[str, Any], name: str, line: int, problems: Problems
+) -> RequestRow | None:
+    before = problems.total
+    external_id = _text(value.get("id"), name, line, "id", problems, _ID_LENGTH)
+    request = _text(value.get("request"), name, line, "request", problems, 100_000)
+    items = value.get("answer_items")
+    if not isinstance(items, list) or not items:
+        problems.note(name, "field answer_items: must be a non-empty list of item ids", line)
+        items = []
+    elif not all(isinstance(item, str | int) and str(item).strip() for item in items):
+        problems.note(name, "field answer_items: every item id must be a non-empty text", line)
+    answer_text = value.get("answer_text", "")
+    if not isinstance(answer_text, str):
+        problems.note(name, "field answer_text: must be text", line)
+    if problems.total != before:
+        return None
+    return RequestRow(external_id, request, tuple(str(i).strip() for i in items), answer_text)
+
+
+def read_requests(data: bytes, name: str) -> list[RequestRow]:
+    """Every line of a requests JSONL file; raises ImportFailed naming each problem."""
+    problems = Problems()
+    rows: list[RequestRow] = []
+    seen: dict[str, int] = {}
+    for line, value in _json_lines(data, name, problems):
+        row = _request_row(value, name, line, problems)
+        if row is None:
+            continue
+        if row.external_id in seen:
+            first = seen[row.external_id]
+            problems.note(name, f"field id: {row.external_id!r} is already on line {first}", line)
+            continue
+        seen[row.external_id] = line
+        rows.append(row)
+    if not rows and not problems.total:
+        problems.note(name, "the file has no requests")
+    problems.raise_if_any()
+    return rows
+
+
+def store_items(study: Study, rows: list[ItemRow]) -> int:
+    """Replace the study's items with ``rows``, in one transaction."""
+    with transaction.atomic():
+        study.items.all().delete()
+        StudyItem.objects.bulk_create(
+            StudyItem(
+                study=study,
+                item_id=row.item_id,
+                title=row.title,
+                avg_rating=row.avg_rating,
+                n_ratings=row.n_ratings,
+            )
+            for row in rows
+        )
+    return len(rows)
+
+
+def store_requests(study: Study, rows: list[RequestRow]) -> int:
+    """Replace the study's requests with ``rows``, in one transaction."""
+    with transaction.atomic():
+        study.requests.all().delete()
+        StudyRequest.objects.bulk_create(
+            StudyRequest(
+                study=study,
+                external_id=row.external_id,
+                request=row.request,
+                answer_items=list(row.answer_items),
+                answer_text=row.answer_text,
+            )
+            for row in rows
+        )
+    return len(rows)

@@ -1,0 +1,48 @@
+"""The items a free-text answer mentions, found by the catalog's title matching.
+
+The study's catalog (`annotation.concept.catalog_store`), or, when it has none, a catalog of the
+study's own items. Titles are found as `annotation.concept.mentions` finds them (quoted titles
+and ``Title (Year)``), and also inside Chinese title marks 《…》 and curly quotes “…”, which that
+pattern leaves to Latin capitals.
+"""
+
+from __future__ import annotations
+
+import re
+
+from annotation.concept.catalog_store import load_catalog
+from annotation.concept.catalogs import Catalog, CatalogItem
+from annotation.concept.mentions import mentions_in_text, split_year, title_key
+from fidelity.models import Study
+
+_MARKED = re.compile(r"《([^》]{1,100})》|“([^”]{1,100})”")
+
+
+def study_catalog(study: Study) -> Catalog:
+    if study.catalog is not None:
+        return load_catalog(study.catalog)
+    return Catalog(CatalogItem(item.item_id, item.title) for item in study.items.all())
+
+
+def mentioned_items(text: str, catalog: Catalog) -> tuple[str, ...]:
+    """The ids of the catalog items ``text`` names, in order of appearance, repeats kept."""
+    found: list[tuple[int, str]] = []
+    matched: set[str] = set()
+    # Where each name was last found, so that a repeated title takes its next occurrence.
+    cursor: dict[str, int] = {}
+    for mention in mentions_in_text(text):
+        item = catalog.resolve(mention)
+        if item is not None:
+            at = text.find(mention.name, cursor.get(mention.name, 0))
+            cursor[mention.name] = at + 1
+            found.append((at, item.id))
+            matched.add(title_key(mention.name))
+    for match in _MARKED.finditer(text):
+        title = (match[1] if match[1] is not None else match[2]).strip()
+        # A curly-quoted Latin title was found above already.
+        if match[2] is not None and title_key(split_year(title)[0]) in matched:
+            continue
+        item = catalog.find(*split_year(title))
+        if item is not None:
+            found.append((match.start(), item.id))
+    return tuple(item_id for _, item_id in sorted(found, key=lambda pair: pair[0]))

@@ -1,0 +1,205 @@
+"""What the study pages show and do: the study's data and forms, uploads, prompts and runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.files.uploadedfile import UploadedFile
+from django.db.models import Count
+from django.utils.translation import gettext_lazy as _
+
+from annotation.imports.problems import ImportFailed
+from evalsite import jobs
+from evalsite.charts import Figure
+from evalsite.llm.forms import EndpointForm
+from evalsite.models import Job
+from fidelity.embedding import create_embedding_job
+from fidelity.figures import measure_figure
+from fidelity.forms import (
+    CatalogForm,
+    ItemsUploadForm,
+    RequestsUploadForm,
+    SimulatorForm,
+)
+from fidelity.imports import read_items, read_requests, store_items, store_requests
+from fidelity.models import Answer, Simulator, Study
+from fidelity.names import MEASURE_LABELS
+from fidelity.people_page import people_context
+from fidelity.report import MAIN_MEASURE, Cell, GroupRow, TaskReport, study_report
+from fidelity.simulation import SIMULATE_JOB, create_simulation_job
+
+
+@dataclass(frozen=True)
+class SimulatorRow:
+    simulator: Simulator
+    answers: int
+    job: Job | None
+
+
+def upload(study: Study, kind: str, file: UploadedFile) -> tuple[int, list[str]]:
+    """Store the uploaded ``kind`` file ("items" or "requests"): how many rows, or the problems
+    (then nothing changed)."""
+    data = file.read()
+    name = file.name or kind
+    try:
+        if kind == "items":
+            return store_items(study, read_items(data, name)), []
+        return store_requests(study, read_requests(data, name)), []
+    except ImportFailed as error:
+        lines = [str(problem) for problem in error.problems]
+        if error.total > len(error.problems):
+            lines.append(f"… {error.total - len(error.problems)}")
+        return 0, lines
+
+
+def _last_job(simulator: Simulator) -> Job | None:
+    found = Job.objects.filter(kind=SIMULATE_JOB, params__simulator=simulator.pk)
+    return found.order_by("-id").first()
+
+
+def study_context(study: Study, **forms: Any) -> dict[str, Any]:
+    """The study page's context; ``forms`` replaces the blank form of the same name."""
+    prompts = dict(
+        study.prompts.values_list("task").annotate(n=Count("id")).values_list("task", "n")
+    )
+    answered = dict(
+        Answer.objects.filter(prompt__study=study)
+        .values_list("group")
+        .annotate(n=Count("id"))
+        .values_list("group", "n")
+    )
+    simulators = [
+        SimulatorRow(simulator, answered.get(simulator.label, 0), _last_job(simulator))
+        for simulator in study.simulators.all()
+    ]
+    blank: dict[str, Any] = {
+        "catalog_form": CatalogForm(initial={"catalog": study.catalog_id}),
+        "items_form": ItemsUploadForm(),
+        "requests_form": RequestsUploadForm(),
+        "simulator_form": SimulatorForm(study=study),
+        "embedding_form": EndpointForm(prefix="embed"),
+    }
+    return {
+        "study": study,
+        "n_items": study.items.count(),
+        "n_requests": study.requests.count(),
+        "prompts": [(TASK_TITLES[task], prompts[task]) for task in TASK_TITLES if task in prompts],
+        "n_prompts": sum(prompts.values()),
+        "people_answers": answered.get(Answer.PEOPLE_GROUP, 0),
+        "simulators": simulators,
+        **people_context(study),
+        **blank,
+        **forms,
+    }
+
+
+def add_simulator(study: Study, form: SimulatorForm) -> Simulator:
+    return Simulator.objects.create(
+        study=study,
+        label=form.cleaned_data["label"],
+        configuration=form.cleaned_data["configuration"],
+        llm=SimulatorForm.llm_settings(form.cleaned_data),
+    )
+
+
+def start_embedding(study: Study, form: EndpointForm, user: Any) -> Job:
+    job = create_embedding_job(study, EndpointForm.llm_settings(form.cleaned_data), user)
+    jobs.start(job)
+    return job
+
+
+def start_simulation(simulator: Simulator, user: Any) -> Job:
+    job = create_simulation_job(simulator, user)
+    jobs.start(job)
+    return job
+
+
+# The report ------------------------------------------------------------------------------------
+
+TASK_TITLES = {
+    "items_talk": _("Items talk"),
+    "bin_pref": _("Binary preference"),
+    "open_pref": _("Open preference"),
+    "rec_request": _("Recommendation request"),
+    "feedback": _("Feedback"),
+}
+BUCKET_LABELS = {"frequent": _("Frequent items"), "infrequent": _("Infrequent items")}
+COUNTS = {"n_mentions", "n_distinct", "n_items", "n_aspects"}
+
+
+@dataclass(frozen=True)
+class ShownCell:
+    value: str
+    ci: str
+    notes: str
+
+
+@dataclass(frozen=True)
+class ShownRow:
+    group: str
+    is_people: bool
+    n_answers: int
+    cells: list[ShownCell]
+
+
+@dataclass(frozen=True)
+class ShownTask:
+    task: str
+    title: str
+    headers: list[str]
+    rows: list[ShownRow]
+    buckets: list[tuple[str, list[ShownRow]]]
+    references: list[tuple[str, str, float, str]]
+    report: TaskReport
+    figure: Figure | None
+
+
+def _shown_cell(cell: Cell) -> ShownCell:
+    if cell.value is None:
+        value = "—"
+    elif cell.measure in COUNTS:
+        value = f"{cell.value:.0f}"
+    else:
+        value = f"{cell.value:.3f}"
+    ci = f"[{cell.ci[0]:.3f}, {cell.ci[1]:.3f}]" if cell.ci is not None else ""
+    return ShownCell(value, ci, "; ".join(cell.notes))
+
+
+def _shown_rows(rows: tuple[GroupRow, ...]) -> list[ShownRow]:
+    return [
+        ShownRow(
+            row.group,
+            row.group == Answer.PEOPLE_GROUP,
+            row.n_answers,
+            [_shown_cell(cell) for cell in row.cells],
+        )
+        for row in rows
+    ]
+
+
+def shown_task(task: TaskReport) -> ShownTask:
+    return ShownTask(
+        task.task,
+        str(TASK_TITLES[task.task]),
+        [str(MEASURE_LABELS[measure]) for measure in task.measures],
+        _shown_rows(task.rows),
+        [(str(BUCKET_LABELS[name]), _shown_rows(rows)) for name, rows in task.buckets],
+        [
+            (ref.group, str(MEASURE_LABELS[ref.measure]), ref.value, ref.source)
+            for ref in task.references
+        ],
+        task,
+        measure_figure(
+            f"figure-{task.task}",
+            str(MEASURE_LABELS[MAIN_MEASURE[task.task]]),
+            MAIN_MEASURE[task.task],
+            task.rows,
+            task.references,
+            str(_("people")),
+        ),
+    )
+
+
+def report_context(study: Study) -> dict[str, Any]:
+    return {"study": study, "tasks": [shown_task(task) for task in study_report(study)]}

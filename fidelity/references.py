@@ -1,0 +1,48 @@
+"""What Yoon et al. (NAACL 2024) reported, drawn as reference lines on the report.
+
+The figures are those of docs/fidelity.md ("What the paper reported"): they come from the
+paper's datasets, so they show the scale of the differences rather than targets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One figure of the paper: who, which measure, the value, and where it comes from."""
+
+    group: str
+    measure: str
+    value: float
+    source: str
+
+
+REFERENCES: dict[str, tuple[Reference, ...]] = {
+    "items_talk": (
+        Reference("people", "entropy_bits", 12.61, "Table 2, IMDB"),
+        Reference("people", "entropy_bits", 9.71, "Table 2, ReDial"),
+        Reference("gpt-4, DI", "entropy_bits", 4.18, "Table 2, ReDial"),
+        Reference("gpt-4, IH", "entropy_bits", 9.03, "Table 2, ReDial"),
+    ),
+    "bin_pref": (
+        Reference("gpt-4, DI", "pearson_r", 0.29, "Table 8, all frequencies"),
+        Reference("gpt-4, DI+PP", "pearson_r", 0.44, "Table 8, all frequencies"),
+    ),
+    "open_pref": (
+        Reference("people", "aspect_entropy", 5.85, "Table 4"),
+        Reference("gpt-4, DI+PP", "aspect_entropy", 5.59, "Table 4"),
+        Reference("people", "sentiment_entropy", 1.19, "Table 4"),
+    ),
+    "rec_request": (
+        Reference("people", "type_token_ratio", 0.65, "Table 6"),
+        Reference("gpt-4", "type_token_ratio", 0.61, "Table 6"),
+        Reference("people", "embedding_diversity", 0.391, "Table 6, sentence embeddings"),
+    ),
+    "feedback": (
+        Reference("gpt-3.5", "coherence", 0.97, "Figure 7"),
+        Reference("text-davinci-003", "coherence", 0.65, "Figure 7"),
+        Reference("gpt-4", "share_positive", 0.91, "Table 7, items only"),
+    ),
+}

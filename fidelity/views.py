@@ -1,0 +1,152 @@
+"""The coordinator's fidelity pages: studies, a study's data and simulators, the report."""
+
+from __future__ import annotations
+
+import io
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from evalsite.llm.errors import LLMConfigError
+from evalsite.llm.forms import EndpointForm
+from evalsite.roles import coordinator_required
+from fidelity import pages
+from fidelity.forms import (
+    CatalogForm,
+    ItemsUploadForm,
+    RequestsUploadForm,
+    SimulatorForm,
+    StudyForm,
+)
+from fidelity.models import Simulator, Study
+from fidelity.prompts import PromptsError, make_prompts
+from fidelity.report import study_report
+from fidelity.sheets import csv_bytes, write_report_workbook
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+@coordinator_required
+def study_list(request: HttpRequest) -> HttpResponse:
+    form = StudyForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        study = form.save(commit=False)
+        study.created_by = request.user
+        study.save()
+        return redirect("fidelity:study", study_id=study.pk)
+    studies = Study.objects.select_related("catalog")
+    return render(request, "fidelity/studies.html", {"studies": studies, "form": form})
+
+
+@coordinator_required
+def study_page(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    return render(request, "fidelity/study.html", pages.study_context(study))
+
+
+@coordinator_required
+@require_POST
+def upload(request: HttpRequest, study_id: int, kind: str) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    form_class = ItemsUploadForm if kind == "items" else RequestsUploadForm
+    form = form_class(request.POST, request.FILES)
+    if form.is_valid():
+        count, problems = pages.upload(study, kind, form.cleaned_data[kind])
+        if not problems:
+            messages.success(request, _("%(count)d rows imported.") % {"count": count})
+            return redirect("fidelity:study", study_id=study.pk)
+        for problem in problems:
+            form.add_error(kind, problem)
+    context = pages.study_context(study, **{f"{kind}_form": form})
+    return render(request, "fidelity/study.html", context, status=400)
+
+
+@coordinator_required
+@require_POST
+def set_catalog(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    form = CatalogForm(request.POST)
+    if form.is_valid():
+        study.catalog = form.cleaned_data["catalog"]
+        study.save(update_fields=["catalog"])
+        messages.success(request, _("The catalog is saved."))
+    return redirect("fidelity:study", study_id=study.pk)
+
+
+@coordinator_required
+@require_POST
+def draw_prompts(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    try:
+        count = make_prompts(study)
+    except PromptsError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, _("%(count)d prompts drawn.") % {"count": count})
+    return redirect("fidelity:study", study_id=study.pk)
+
+
+@coordinator_required
+@require_POST
+def add_simulator(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    form = SimulatorForm(request.POST, study=study)
+    if form.is_valid():
+        pages.add_simulator(study, form)
+        return redirect("fidelity:study", study_id=study.pk)
+    context = pages.study_context(study, simulator_form=form)
+    return render(request, "fidelity/study.html", context, status=400)
+
+
+@coordinator_required
+@require_POST
+def run_simulator(request: HttpRequest, study_id: int, simulator_id: int) -> HttpResponse:
+    simulator = get_object_or_404(Simulator, pk=simulator_id, study_id=study_id)
+    if not simulator.study.prompts.exists():
+        messages.error(request, _("Draw the prompts first."))
+        return redirect("fidelity:study", study_id=study_id)
+    try:
+        job = pages.start_simulation(simulator, request.user)
+    except LLMConfigError as error:
+        messages.error(request, _("This simulator cannot run: %(error)s") % {"error": error})
+        return redirect("fidelity:study", study_id=study_id)
+    return redirect("job_detail", job_id=job.pk)
+
+
+@coordinator_required
+@require_POST
+def embed_requests(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    form = EndpointForm(request.POST, prefix="embed")
+    if form.is_valid():
+        job = pages.start_embedding(study, form, request.user)
+        return redirect("job_detail", job_id=job.pk)
+    context = pages.study_context(study, embedding_form=form)
+    return render(request, "fidelity/study.html", context, status=400)
+
+
+@coordinator_required
+def report_page(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    return render(request, "fidelity/report.html", pages.report_context(study))
+
+
+@coordinator_required
+def report_csv(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    response = HttpResponse(csv_bytes(study_report(study)), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="fidelity-{study.pk}.csv"'
+    return response
+
+
+@coordinator_required
+def report_workbook(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    buffer = io.BytesIO()
+    write_report_workbook(buffer, study_report(study))
+    response = HttpResponse(buffer.getvalue(), content_type=XLSX)
+    response["Content-Disposition"] = f'attachment; filename="fidelity-{study.pk}.xlsx"'
+    return response

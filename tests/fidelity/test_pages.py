@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
+
+from evalsite.models import Job
+from fidelity.demo import DEMO_STUDY, seed
+from fidelity.models import Simulator, Study
+from fidelity.prompts import PromptCounts, make_prompts
+from fidelity.report import study_report
+from tests.conftest import logged_in, make_user
+
+PAGES = ("fidelity:study", "fidelity:report", "fidelity:report_csv", "fidelity:report_xlsx")
+
+
+@pytest.mark.parametrize("role", ["judges", "annotators", "participants", None])
+def test_only_coordinators_reach_the_fidelity_pages(study: Study, role: str | None) -> None:
+    client = logged_in(make_user("someone", *([role] if role else [])))
+    urls = [reverse("fidelity:studies")] + [reverse(name, args=[study.pk]) for name in PAGES]
+    for url in urls:
+        assert client.get(url).status_code == 403, url
+    posts = ("fidelity:prompts", "fidelity:upload_items", "fidelity:add_simulator")
+    for name in (*posts, "fidelity:embed_requests"):
+        assert client.post(reverse(name, args=[study.pk])).status_code == 403
+    anonymous = Client().get(reverse("fidelity:report", args=[study.pk]))
+    assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
+
+
+def test_a_coordinator_creates_a_study_uploads_files_and_draws_prompts(
+    coordinator_client: Client,
+) -> None:
+    response = coordinator_client.post(
+        reverse("fidelity:studies"), {"name": "Films", "language": "zh", "seed": 3}
+    )
+    study = Study.objects.get(name="Films")
+    assert response["Location"] == reverse("fidelity:study", args=[study.pk])
+    items = b"item_id,title,avg_rating,n_ratings\nm1,Heat,4.5,9000\nm2,Up,3,10\nm3,Big,2,5\n"
+    upload = SimpleUploadedFile("items.csv", items)
+    coordinator_client.post(reverse("fidelity:upload_items", args=[study.pk]), {"items": upload})
+    assert study.items.count() == 3
+    coordinator_client.post(reverse("fidelity:prompts", args=[study.pk]))
+    assert study.prompts.filter(task="bin_pref").count() == 3
+    with translation.override("en"):
+        page = coordinator_client.get(reverse("fidelity:study", args=[study.pk]))
+    assert page.status_code == 200 and "Binary preference: 3" in page.content.decode()
+
+
+def test_a_bad_upload_shows_its_problems_and_changes_nothing(
+    coordinator_client: Client, study: Study
+) -> None:
+    bad = SimpleUploadedFile("reqs.jsonl", b'{"id": "x", "request": "hi"}\n')
+    with translation.override("en"):
+        response = coordinator_client.post(
+            reverse("fidelity:upload_requests", args=[study.pk]), {"requests": bad}
+        )
+    assert response.status_code == 400
+    assert (
+        "reqs.jsonl line 1: field answer_items: must be a non-empty list"
+        in response.content.decode()
+    )
+    assert study.requests.count() == 3
+
+
+def test_a_simulator_is_added_with_a_named_credential_and_run(
+    coordinator_client: Client, study: Study, settings: Any
+) -> None:
+    settings.LLM_KEYS = "local:@http://127.0.0.1:9/v1"
+    make_prompts(study, PromptCounts(items_talk=1, open_pref=1, rec_request=1))
+    form = {
+        "credential": "local",
+        "model": "m",
+        "concurrency": 2,
+        "label": "m DI+PP",
+        "configuration": "DI+PP",
+    }
+    url = reverse("fidelity:add_simulator", args=[study.pk])
+    assert coordinator_client.post(url, form).status_code == 302
+    simulator = Simulator.objects.get(study=study)
+    assert simulator.llm == {"credential": "local", "model": "m", "concurrency": 2}
+    again = coordinator_client.post(url, {**form})
+    assert again.status_code == 400 and Simulator.objects.count() == 1
+    people = coordinator_client.post(url, {**form, "label": "people"})
+    assert people.status_code == 400
+    run = coordinator_client.post(reverse("fidelity:run_simulator", args=[study.pk, simulator.pk]))
+    job = Job.objects.get(kind="fidelity_simulate")
+    assert run["Location"] == reverse("job_detail", args=[job.pk])
+    assert job.params == {"simulator": simulator.pk}
+    embed = {"embed-credential": "local", "embed-model": "e", "embed-concurrency": 1}
+    response = coordinator_client.post(reverse("fidelity:embed_requests", args=[study.pk]), embed)
+    job = Job.objects.get(kind="fidelity_embed")
+    assert response["Location"] == reverse("job_detail", args=[job.pk])
+    assert job.params["llm"] == {"credential": "local", "model": "e", "concurrency": 1}
+
+
+def test_the_demo_study_shows_a_report_with_people_first(coordinator_client: Client) -> None:
+    seed(io.StringIO())
+    seed(io.StringIO())
+    study = Study.objects.get(name=DEMO_STUDY)
+    assert study.simulators.count() == 2
+    with translation.override("en"):
+        page = coordinator_client.get(reverse("fidelity:report", args=[study.pk]))
+    text = page.content.decode()
+    assert page.status_code == 200
+    for task in ("items_talk", "bin_pref", "open_pref", "rec_request", "feedback"):
+        assert f'id="task-{task}"' in text
+    assert text.index('class="people"') < text.index("demo-llm DI")
+    assert "The alt-test passes" in text or "The alt-test fails" in text
+    assert "Table 2, IMDB" in text
+    requests = next(task for task in study_report(study) if task.task == "rec_request")
+    assert all(row.cell("embedding_diversity").value is not None for row in requests.rows)
+    demo_llm = study.simulators.first()
+    assert demo_llm is not None
+    run = reverse("fidelity:run_simulator", args=[study.pk, demo_llm.pk])
+    with translation.override("en"):
+        refused = coordinator_client.post(run, follow=True)
+    assert "This simulator cannot run" in refused.content.decode()
+    assert not Job.objects.filter(kind="fidelity_simulate").exists()
+    csv = coordinator_client.get(reverse("fidelity:report_csv", args=[study.pk]))
+    assert csv.status_code == 200 and b"demo-llm DI+PP" in csv.content
