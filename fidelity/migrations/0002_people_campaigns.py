@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0007_free_text_questions_and_prompt_items'),
+        ('annotation', '0009_free_text_questions_and_prompt_items'),
         ('fidelity', '0001_studies'),
     ]
 

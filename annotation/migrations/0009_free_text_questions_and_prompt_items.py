@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0006_campaign_item_order'),
+        ('annotation', '0008_transcript_versions'),
     ]
 
     operations = [
