@@ -25,7 +25,7 @@ class GoldQuestion:
 def questions_for(transcript: Transcript, lang: str) -> list[GoldQuestion]:
     """The dimensions asked about ``transcript``, each with its scale's values and labels."""
     levels = Prefetch("levels", queryset=Level.objects.order_by("value"))
-    dimensions = transcript.campaign.rubric.dimensions.prefetch_related(levels)
+    dimensions = transcript.campaign.rubric.dimensions.scored().prefetch_related(levels)
     questions = []
     for dimension in dimensions:
         if not dimension.applies_to(transcript):

@@ -55,7 +55,9 @@ def import_transcripts(
             [Problem(Path(path).name, "deduplicating cells applies to concept4crs imports only")]
         )
     if on_annotated not in ON_ANNOTATED:
-        raise ImportFailed([Problem(Path(path).name, f"unknown choice {on_annotated!r} for annotated")])
+        raise ImportFailed(
+            [Problem(Path(path).name, f"unknown choice {on_annotated!r} for annotated")]
+        )
     if format == "jsonl":
         return import_jsonl(path, campaign, on_annotated=on_annotated, progress=progress)
     if format == "csv":

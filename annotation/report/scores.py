@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from annotation.models.transcript import version_label
 from annotation.models import Assignment, Campaign, Dimension, LLMScore, Response
+from annotation.models.transcript import version_label
 
 METADATA_COLUMNS = ("system", "dataset", "lang", "persona_emotion", "persona_age_group")
 COLUMNS = ("item", "rater", "score", "dimension", *METADATA_COLUMNS, "is_llm")

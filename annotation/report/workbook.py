@@ -13,8 +13,8 @@ from django.utils.translation import gettext_lazy
 
 from annotation.alignment.sheets import ALIGNMENT_SHEETS
 from annotation.concept.sheet import concept_sheet
-from annotation.models.transcript import version_label
 from annotation.models import Assignment, Campaign, Dimension, LLMScore, Response
+from annotation.models.transcript import version_label
 from annotation.report.compute import evaluator_raters
 from annotation.report.dimensions import DimensionSpec
 from annotation.report.items import disagreements
