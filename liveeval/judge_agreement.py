@@ -40,7 +40,7 @@ from evalsite.agreement.common import (
     Level,
     StatisticUndefined,
 )
-from evalsite.agreement.correlations import Correlation, correlations
+from evalsite.agreement.correlations import HUMAN_MEAN, Correlation, correlations
 from evalsite.agreement.pairwise_alpha import MeanAlpha, MeanPairAlphaStatistic, llm_human_alpha
 from evalsite.agreement.phrases import Phrase, gettext_noop, reason_of
 from evalsite.agreement.score_matrix import ScoreMatrix
@@ -342,10 +342,7 @@ def _correlations_and_matches(
         found = correlations(
             human,
             simulated,
-            names=(
-                Phrase(gettext_noop("the human mean")),
-                Phrase(gettext_noop("the simulated mean")),
-            ),
+            names=(HUMAN_MEAN, Phrase(gettext_noop("the simulated mean"))),
         )
     except StatisticUndefined as error:
         reason = Phrase(gettext_noop("no correlation: %(reason)s"), reason=reason_of(error))

@@ -17,6 +17,9 @@ from evalsite.agreement.common import (
 )
 from evalsite.agreement.phrases import Phrase, gettext_noop
 
+# What the correlations of the human mean with another score call the human side.
+HUMAN_MEAN = Phrase(gettext_noop("the human mean"))
+
 # Kendall's τ over P distinct (x, y) pairs builds a P × P sign matrix; above this it loops
 # over resamples with scipy instead.
 KENDALL_SIGN_MATRIX_LIMIT = 2000
@@ -49,6 +52,7 @@ def _complete(x: npt.ArrayLike, y: npt.ArrayLike) -> tuple[FloatArray, FloatArra
 def _correlation_undefined_reason(
     x: FloatArray, y: FloatArray, x_name: str, y_name: str
 ) -> str | None:
+
     if len(x) < MIN_ITEMS_FOR_CORRELATION:
         return Phrase(
             gettext_noop(

@@ -53,6 +53,7 @@ from evalsite.agreement.common import (
     StatisticUndefined,
 )
 from evalsite.agreement.correlations import (
+    HUMAN_MEAN,
     Correlation,
     KendallStatistic,
     PearsonStatistic,
@@ -233,10 +234,7 @@ class _Block:
             found = correlations(
                 human_mean,
                 llm_scores,
-                names=(
-                    Phrase(gettext_noop("the human mean")),
-                    Phrase(gettext_noop("the LLM's score")),
-                ),
+                names=(HUMAN_MEAN, Phrase(gettext_noop("the LLM's score"))),
             )
         except StatisticUndefined as error:
             for entry in entries.values():
