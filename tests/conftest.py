@@ -8,15 +8,23 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 from django.contrib.auth.models import Group, User
-from django.test import Client
+from django.test import Client, override_settings
 
 from evalsite import roles
 
 PASSWORD = "correct-horse-battery"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fast_password_hasher() -> Iterator[None]:
+    """Passwords hash with MD5 in the test process: the served PBKDF2 is slow on purpose, and
+    every test user would pay for it. What the tests check of passwords holds with any hasher."""
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
 
 
 def make_user(username: str, *held: str, staff: bool = False) -> User:
