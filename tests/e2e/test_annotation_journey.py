@@ -25,7 +25,8 @@ KEY_FOR_KIND = {"likert": "4", "binary": "1", "pairwise": "0"}
 def annotate_everything(page: Page) -> int:
     """Answer every item the annotator is given, by keyboard; return how many."""
     answered = 0
-    while page.locator("#workspace").count():
+    # The last answer swaps the workspace for the "nothing is waiting" message.
+    while page.locator("#workspace fieldset.question").count():
         questions = page.locator("#workspace fieldset.question")
         expect(questions.first.locator("input").first).to_be_focused()
         item = page.locator("#workspace").get_attribute("data-transcript")
