@@ -1,10 +1,10 @@
-"""Each task card's dialogue language, set by the coordinator on the campaign form.
+"""Each task card's dialogue language in a bilingual campaign, set on the campaign form.
 
-A bilingual campaign holds every dialogue about a card in that card's language
+A bilingual campaign holds every dialogue about a card in one language
 (`Campaign.dialogue_lang`); judges are never asked. The campaign form gets one language field per
-card (``card_lang_<pk>``), used only when the campaign is bilingual. A card's language belongs to
-the card, so it cannot change while another bilingual campaign that is no longer a draft uses it:
-the dialogues planned there would change language under their judges.
+card (``card_lang_<pk>``), used only when the campaign is bilingual. The choice belongs to the
+campaign (`Campaign.task_languages`, the same setting as the campaign page's), so another campaign
+that uses the same card keeps its own; it is frozen once the campaign is past its draft.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def add_card_language_fields(form: forms.ModelForm[Campaign], cards: Iterable[Ta
             label=gettext("Dialogue language of “%(title)s” (%(key)s)")
             % {"title": card.title(card.lang), "key": card.key},
             choices=DIALOGUE_LANGUAGES,
-            initial=card.lang,
+            initial=form.instance.dialogue_lang(card) if form.instance.pk else card.lang,
             required=False,
             disabled=frozen,
             # Said once, above the first card, rather than under every one.
@@ -51,40 +51,13 @@ def chosen_languages(form: forms.ModelForm[Campaign], data: dict[str, Any]) -> d
     return found
 
 
-def clean_card_languages(form: forms.ModelForm[Campaign], data: dict[str, Any]) -> None:
-    """Refuse a change of language for a card that another bilingual campaign, past its draft,
-    holds dialogues in."""
-    if data.get("lang") != Campaign.Lang.BILINGUAL:
-        return
-    for card, lang in chosen_languages(form, data).items():
-        if lang == card.lang:
-            continue
-        others = (
-            Campaign.objects.filter(tasks=card, lang=Campaign.Lang.BILINGUAL)
-            .exclude(status=Campaign.Status.DRAFT)
-            .exclude(pk=form.instance.pk)
-            .order_by("name")
-        )
-        busy = others.first()
-        if busy is not None:
-            form.add_error(
-                field_name(card),
-                forms.ValidationError(
-                    _(
-                        "The campaign “%(campaign)s” holds dialogues about this card in its "
-                        "current language, so the language cannot change."
-                    ),
-                    code="card_lang_in_use",
-                    params={"campaign": busy.name},
-                ),
-            )
-
-
 def save_card_languages(form: forms.ModelForm[Campaign], campaign: Campaign) -> None:
-    """Store the chosen cards' languages when the saved campaign is bilingual."""
-    if campaign.lang != Campaign.Lang.BILINGUAL:
+    """Keep the chosen cards' languages on the saved campaign when it is a bilingual draft."""
+    if campaign.lang != Campaign.Lang.BILINGUAL or campaign.status != Campaign.Status.DRAFT:
         return
-    for card, lang in chosen_languages(form, form.cleaned_data).items():
-        if lang != card.lang:
-            card.lang = lang
-            card.save(update_fields=["lang"])
+    campaign.task_languages = {
+        str(card.pk): lang
+        for card, lang in chosen_languages(form, form.cleaned_data).items()
+        if lang != card.lang
+    }
+    campaign.save(update_fields=["task_languages"])

@@ -12,7 +12,6 @@ from evalsite import roles
 from liveeval import campaigns
 from liveeval.card_languages import (
     add_card_language_fields,
-    clean_card_languages,
     save_card_languages,
 )
 from liveeval.models import DIALOGUE_LANGUAGES, Campaign, DialogueSystem, Rating, TaskCard
@@ -182,7 +181,6 @@ class CampaignForm(forms.ModelForm[Campaign]):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        clean_card_languages(self, data)
         tasks = data.get("tasks")
         max_turns = data.get("max_turns")
         if tasks is not None and max_turns is not None:
