@@ -4,7 +4,8 @@
 // the socket is open, so that its polling (data-poll-unless-socket) pauses while it is.
 // A part marked data-refresh-on-change, inside an element whose socket says that the record
 // it shows changed (evalsite/live_changes.py), fetches itself again at once: its hx-trigger
-// lists the "live-change" event.
+// lists the "live-change" event. A table too wide for the screen scrolls sideways in its
+// .table-wrap, which then takes keyboard focus so that the keys can scroll it too.
 (function () {
   "use strict";
 
@@ -55,4 +56,17 @@
       event.preventDefault();
     }
   });
+
+  function focusableScrolling(root) {
+    root.querySelectorAll(".table-wrap").forEach(function (wrap) {
+      if (wrap.scrollWidth > wrap.clientWidth + 1) {
+        wrap.setAttribute("tabindex", "0");
+      } else {
+        wrap.removeAttribute("tabindex");
+      }
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { focusableScrolling(document); });
+  window.addEventListener("resize", function () { focusableScrolling(document); });
+  document.addEventListener("htmx:afterSettle", function (event) { focusableScrolling(event.target); });
 })();

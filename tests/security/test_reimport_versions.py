@@ -19,6 +19,7 @@ from annotation.imports.formats import import_transcripts
 from annotation.imports.problems import ImportFailed
 from annotation.models import Assignment, Campaign, Response, Transcript
 from annotation.progress import campaign_figures
+from annotation.report.rows import HUMAN_SCORES_HEADER
 from annotation.report.scores import long_scores
 from annotation.report.workbook import human_score_rows
 from evalsite import jobs
@@ -150,7 +151,8 @@ def test_reports_and_exports_name_the_version_that_was_scored(
         ("t1 (v2)", 5.0),
     ]
     rows = list(human_score_rows(campaign))
-    assert sorted((row[0], row[-1], row[3]) for row in rows) == [("t1", 1, 3), ("t1", 2, 5)]
+    version = HUMAN_SCORES_HEADER.index("version")
+    assert sorted((row[0], row[version], row[3]) for row in rows) == [("t1", 1, 3), ("t1", 2, 5)]
 
 
 def test_the_command_refuses_by_default_and_keeps_versions_when_asked(
