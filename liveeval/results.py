@@ -11,7 +11,7 @@ from django.utils.text import slugify
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from evalsite.agreement.phrases import listed
+from evalsite.agreement.phrases import listed, shown
 from evalsite.language import is_chinese
 from evalsite.spreadsheets import BarChartSpec, CellValue, Sheet, write_csv, write_workbook
 from liveeval import aliases, judge_agreement, metrics
@@ -378,7 +378,7 @@ def review_context(session: ChatSession) -> dict[str, Any]:
         # Goals name places in Chinese, as the booking world keeps them.
         english = not is_chinese(get_language() or "en")
         explanation = [
-            in_english(str(line)) if english else str(line)
+            in_english(str(line)) if english else shown(line.phrase())
             for line in explain_goal(session.task.goal, bookings, session.today)
         ]
     return {

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evalsite.agreement.phrases import Phrase, gettext_noop
 from liveeval.booking.cities import CITY_BY_NAME
 from liveeval.booking.offers import (
     CABINS,
@@ -82,32 +83,50 @@ class Intent:
         return resolve_date(self.date, today)
 
     def describe(self, today: dt.date) -> str:
-        """A one-line summary for people, e.g. ``flight 北京→上海 2026-12-02 06:00–13:00``."""
+        """A one-line summary for people, e.g. ``flight 北京→上海 2026-12-02 06:00–13:00``, as a
+        `Phrase` that pages show in the reader's language."""
         day = self.day(today).isoformat()
         if self.domain == "hotel":
-            parts = [f"hotel {self.city} from {day}"]
+            parts: list[str] = [
+                Phrase(gettext_noop("hotel %(city)s from %(day)s"), city=str(self.city), day=day)
+            ]
             if self.nights is not None:
-                parts.append(f"{self.nights} night(s)")
+                parts.append(Phrase(gettext_noop("%(nights)s night(s)"), nights=self.nights))
             if self.min_stars is not None:
-                parts.append(f"{self.min_stars}★ or more")
+                parts.append(Phrase(gettext_noop("%(stars)s★ or more"), stars=self.min_stars))
             if self.room_type is not None:
                 parts.append(self.room_type)
             if self.max_price is not None:
-                parts.append(f"≤ {self.max_price} yuan a night")
-            return ", ".join(parts)
-        parts = [f"{self.domain} {self.from_city}→{self.to_city} {day}"]
+                parts.append(Phrase(gettext_noop("≤ %(price)s yuan a night"), price=self.max_price))
+            return _series(parts)
+        head = (
+            gettext_noop("flight %(from_city)s→%(to_city)s %(day)s")
+            if self.domain == "flight"
+            else gettext_noop("train %(from_city)s→%(to_city)s %(day)s")
+        )
+        parts = [Phrase(head, from_city=str(self.from_city), to_city=str(self.to_city), day=day)]
         if self.depart_after is not None or self.depart_before is not None:
             after = clock_text(self.depart_after) if self.depart_after else "00:00"
             before = clock_text(self.depart_before) if self.depart_before else "23:59"
-            parts.append(f"departing {after}–{before}")
+            parts.append(
+                Phrase(gettext_noop("departing %(after)s–%(before)s"), after=after, before=before)
+            )
         for value in (self.cabin, self.seat):
             if value is not None:
                 parts.append(value)
         if self.train_type is not None:
-            parts.append(f"type {self.train_type}")
+            parts.append(Phrase(gettext_noop("type %(type)s"), type=self.train_type))
         if self.max_price is not None:
-            parts.append(f"≤ {self.max_price} yuan")
-        return ", ".join(parts)
+            parts.append(Phrase(gettext_noop("≤ %(price)s yuan"), price=self.max_price))
+        return _series(parts)
+
+
+def _series(parts: Sequence[str]) -> str:
+    """Parts joined by commas, each language with its own comma."""
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = Phrase(gettext_noop("%(head)s, %(part)s"), head=joined, part=part)
+    return joined
 
 
 @dataclass(frozen=True)

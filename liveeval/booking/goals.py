@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from evalsite.agreement.phrases import Clauses, Phrase, gettext_noop
 from liveeval.booking.goal_validation import CLOCK, Goal, Intent, clock_text, validate_goal
 from liveeval.booking.models import Booking
 from liveeval.booking.search import (
@@ -44,7 +45,15 @@ class Mismatch:
     booked: str
 
     def __str__(self) -> str:
-        return f"{self.constraint}: wanted {self.wanted}, booked {self.booked}"
+        return self.phrase()
+
+    def phrase(self) -> Phrase:
+        return Phrase(
+            gettext_noop("%(constraint)s: wanted %(wanted)s, booked %(booked)s"),
+            constraint=self.constraint,
+            wanted=self.wanted,
+            booked=self.booked,
+        )
 
 
 @dataclass(frozen=True)
@@ -64,9 +73,26 @@ class IntentOutcome:
         return self.booking is not None
 
     def __str__(self) -> str:
+        return self.phrase()
+
+    def phrase(self) -> Phrase:
+        """The line a page shows, in the reader's language (`evalsite.agreement.phrases.shown`)."""
         if self.met:
-            return f"✓ {self.summary}: {self.booking}"
-        return f"✗ {self.summary}: {self.reason}"
+            return Phrase(
+                gettext_noop("✓ %(summary)s: %(booking)s"),
+                summary=self.summary,
+                booking=self.booking or "",
+            )
+        return Phrase(
+            gettext_noop("✗ %(summary)s: %(reason)s"), summary=self.summary, reason=self.reason
+        )
+
+
+NO_ACTIVE = {
+    "flight": gettext_noop("no active flight booking"),
+    "train": gettext_noop("no active train booking"),
+    "hotel": gettext_noop("no active hotel booking"),
+}
 
 
 def _detail(booking: BookingRecord, key: str) -> str:
@@ -175,23 +201,31 @@ def explain_goal(
             continue
         if candidates[index]:
             taken = ", ".join(active[booking].reference for booking in candidates[index])
-            reason = f"the bookings that fit ({taken}) already satisfy other intents"
+            reason: str = Phrase(
+                gettext_noop("the bookings that fit (%(taken)s) already satisfy other intents"),
+                taken=taken,
+            )
             outcomes.append(IntentOutcome(index, intent, summary, reason=reason))
             continue
         revoked = [booking for booking in cancelled if not mismatches(intent, booking, today)]
         if revoked:
-            reason = f"{revoked[0].reference} fit but was cancelled"
+            reason = Phrase(
+                gettext_noop("%(reference)s fit but was cancelled"),
+                reference=revoked[0].reference,
+            )
             outcomes.append(IntentOutcome(index, intent, summary, reason=reason))
             continue
         same_domain = [booking for booking in active if booking.domain == intent.domain]
         if not same_domain:
-            reason = f"no active {intent.domain} booking"
+            reason = Phrase(NO_ACTIVE.get(intent.domain, NO_ACTIVE["flight"]))
             outcomes.append(IntentOutcome(index, intent, summary, reason=reason))
             continue
         closest = min(same_domain, key=lambda booking: len(mismatches(intent, booking, today)))
         broken = tuple(mismatches(intent, closest, today))
-        reason = f"no booking fits; the closest, {closest.reference}, breaks " + "; ".join(
-            str(mismatch) for mismatch in broken
+        reason = Phrase(
+            gettext_noop("no booking fits; the closest, %(reference)s, breaks %(broken)s"),
+            reference=closest.reference,
+            broken=Clauses(mismatch.phrase() for mismatch in broken),
         )
         outcomes.append(
             IntentOutcome(

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.utils import translation
 
+from evalsite.agreement.phrases import shown
 from liveeval.booking.goal_validation import GoalError, resolve_date, validate_goal
 from liveeval.booking.goals import describe_bookings, explain_goal, goal_met
 from liveeval.booking.models import Booking
@@ -276,6 +278,21 @@ class TestExplainGoal:
         outcomes = explain_goal(goal(MORNING_FLIGHT, MORNING_FLIGHT), [flight("FL-1")], TODAY)
         assert [o.booking for o in outcomes] == ["FL-1", None]
         assert outcomes[1].reason == "the bookings that fit (FL-1) already satisfy other intents"
+
+    def test_a_chinese_reader_reads_the_explanation_in_chinese(self) -> None:
+        met, missing = explain_goal(goal(MORNING_FLIGHT, SHANGHAI_STAY), [flight("FL-1")], TODAY)
+        bookings = [flight("FL-NEAR", depart="14:00")]
+        (broken,) = explain_goal(goal(MORNING_FLIGHT), bookings, TODAY)
+        with translation.override("zh-hans"):
+            assert shown(met.phrase()) == ("✓ 航班 北京→上海 2026-12-02，06:00–13:00 出发：FL-1")
+            assert shown(missing.phrase()) == (
+                "✗ 酒店 上海，2026-12-02 入住，2 晚：没有有效的酒店预订"
+            )
+            assert shown(broken.phrase()).endswith(
+                "最接近的 FL-NEAR 不满足：depart_before：要求 ≤ 13:00，实际 14:00"
+            )
+        with translation.override("en"):
+            assert shown(missing.phrase()) == str(missing)
 
 
 def test_bookings_are_described_for_people() -> None:

@@ -46,3 +46,14 @@ def test_the_leaderboards_export_labels_use_chinese_punctuation(
     assert "Sessions" not in html
     # The agreement notes, built by the statistics, are translated too.
     assert "无置信区间：条目太少，无法给出区间" in html
+
+
+def test_the_review_pages_goal_explanation_reads_in_chinese(
+    rated_campaign: Campaign, coordinator_client: Client
+) -> None:
+    baseline = rated_campaign.sessions.filter(system__slug="baseline").first()
+    assert baseline is not None and baseline.task is not None
+    html = chinese_page(coordinator_client, reverse("liveeval:session_review", args=[baseline.pk]))
+    data = [*live_data(rated_campaign), baseline.task.title_zh, baseline.task.description_zh]
+    assert english_runs(html, data) == []
+    assert "✗ " in html and "没有" in html
