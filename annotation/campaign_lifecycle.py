@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.db.models import Max
-from django.utils import timezone
 
 from annotation.models import Campaign
 
@@ -42,15 +41,3 @@ def clone(campaign: Campaign, name: str) -> Campaign:
         copy.save()
         copy.annotators.set(campaign.annotators.all())
     return copy
-
-
-def archive(campaign: Campaign) -> None:
-    if campaign.archived_at is None:
-        campaign.archived_at = timezone.now()
-        campaign.save(update_fields=["archived_at"])
-
-
-def restore(campaign: Campaign) -> None:
-    if campaign.archived_at is not None:
-        campaign.archived_at = None
-        campaign.save(update_fields=["archived_at"])

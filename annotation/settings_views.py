@@ -15,6 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotation import campaign_lifecycle, gold
 from annotation.models import Campaign, Transcript
 from annotation.settings_forms import CampaignSettingsForm, GoldForm
+from evalsite import archive
 from evalsite.campaign_forms import CloneForm
 from evalsite.roles import coordinator_required
 
@@ -107,9 +108,9 @@ def campaign_clone(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def campaign_archive(request: HttpRequest, campaign_id: int, archived: bool) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     if archived:
-        campaign_lifecycle.archive(campaign)
+        archive.archive(campaign)
         messages.success(request, _("Campaign archived: annotators no longer see it."))
     else:
-        campaign_lifecycle.restore(campaign)
+        archive.restore(campaign)
         messages.success(request, _("Campaign restored: annotators see it again."))
     return redirect("annotation:dashboard", campaign.pk)

@@ -2,7 +2,8 @@
 
 A view (or the helper it calls) raises ``CampaignArchived`` where a judge or annotator asks
 for work in an archived campaign; the middleware answers it with a page that says so, with
-the 403 status of any refusal, instead of the generic "not allowed" page.
+the 403 status of any refusal, instead of the generic "not allowed" page. `archive` and
+`restore` set and clear the ``archived_at`` field that both kinds of campaign have.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.core.exceptions import PermissionDenied
+from django.db import models
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 
 
 class CampaignArchived(PermissionDenied):
@@ -33,3 +36,17 @@ class ArchivedCampaignMiddleware:
         if not isinstance(exception, CampaignArchived):
             return None
         return render(request, "campaign_archived.html", {"name": exception.name}, status=403)
+
+
+def archive(campaign: models.Model) -> None:
+    """Hide ``campaign`` (of either kind) from the people who work in it."""
+    if campaign.archived_at is None:  # type: ignore[attr-defined]
+        campaign.archived_at = timezone.now()  # type: ignore[attr-defined]
+        campaign.save(update_fields=["archived_at"])
+
+
+def restore(campaign: models.Model) -> None:
+    """Show an archived ``campaign`` again."""
+    if campaign.archived_at is not None:  # type: ignore[attr-defined]
+        campaign.archived_at = None  # type: ignore[attr-defined]
+        campaign.save(update_fields=["archived_at"])

@@ -9,7 +9,6 @@ coordinator's pages and exports keep reading it, and restoring undoes it.
 from __future__ import annotations
 
 from django.db import transaction
-from django.utils import timezone
 
 from liveeval.models import Campaign, TaskCard
 
@@ -41,18 +40,6 @@ def clone(campaign: Campaign, name: str, created_by: object) -> Campaign:
         copy.tasks.set(campaign.tasks.all())
         copy.judges.set(campaign.judges.all())
     return copy
-
-
-def archive(campaign: Campaign) -> None:
-    if campaign.archived_at is None:
-        campaign.archived_at = timezone.now()
-        campaign.save(update_fields=["archived_at"])
-
-
-def restore(campaign: Campaign) -> None:
-    if campaign.archived_at is not None:
-        campaign.archived_at = None
-        campaign.save(update_fields=["archived_at"])
 
 
 def set_task_languages(campaign: Campaign, chosen: dict[TaskCard, str]) -> None:

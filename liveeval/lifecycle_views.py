@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from evalsite import archive
 from evalsite.campaign_forms import CloneForm
 from evalsite.roles import coordinator_required
 from liveeval import campaign_lifecycle
@@ -35,10 +36,10 @@ def campaign_clone(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def campaign_archive(request: HttpRequest, campaign_id: int, archived: bool) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     if archived:
-        campaign_lifecycle.archive(campaign)
+        archive.archive(campaign)
         messages.success(request, _("Campaign archived: judges no longer see it."))
     else:
-        campaign_lifecycle.restore(campaign)
+        archive.restore(campaign)
         messages.success(request, _("Campaign restored: judges see it again."))
     return redirect("liveeval:campaign_detail", campaign_id=campaign.pk)
 

@@ -13,7 +13,7 @@ from django.urls import reverse
 from annotation import campaign_lifecycle, queue
 from annotation.instructions import format_instructions
 from annotation.models import Assignment, Campaign, Rubric, Transcript
-from evalsite import roles
+from evalsite import archive, roles
 from tests.annotation.conftest import person
 from tests.conftest import logged_in
 
@@ -286,7 +286,7 @@ def test_an_archived_campaign_is_offered_to_no_invitation(campaign: Campaign) ->
     from annotation import teams
 
     assert (campaign.pk, campaign.name) in teams.open_campaigns()
-    campaign_lifecycle.archive(campaign)
+    archive.archive(campaign)
     assert (campaign.pk, campaign.name) not in teams.open_campaigns()
 
 

@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
+from evalsite import archive
 from liveeval import campaigns, chat
 from liveeval.models import Campaign, ChatSession, DialogueSystem, TaskCard
 from liveeval.views import next_pending_session
@@ -123,11 +124,11 @@ def test_the_campaign_page_shows_each_task_cards_title_and_preview(
 
 
 def test_an_archived_campaign_is_offered_to_no_invitation(system: DialogueSystem) -> None:
-    from liveeval import campaign_lifecycle, teams
+    from liveeval import teams
 
     campaign = draft(system, [])
     assert (campaign.pk, campaign.name) in teams.open_campaigns()
-    campaign_lifecycle.archive(campaign)
+    archive.archive(campaign)
     assert (campaign.pk, campaign.name) not in teams.open_campaigns()
 
 
