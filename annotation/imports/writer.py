@@ -337,10 +337,12 @@ def _placed(row: PreparedRow, last: int, current: Mapping[str, _Current]) -> Pre
     (a transcript at version 1 that exists keeps its place: the update leaves it), a new
     version takes its transcript's place and the next number."""
     found = current.get(row[1])
+    # Plain ints throughout: psycopg refuses a column that mixes them with the Int4 values
+    # Django prepares for PostgreSQL.
     if found is None:
-        return (last + row[0], *row[1:])
+        return (int(last + row[0]), *row[1:-1], int(row[-1]))
     version = found.version + 1 if found.annotated else found.version
-    return (found.position, *row[1:-1], version)
+    return (int(found.position), *row[1:-1], int(version))
 
 
 def import_validated(

@@ -4,7 +4,7 @@ server (Redis); otherwise they poll as before."""
 from __future__ import annotations
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 from django.urls import reverse
 
 from annotation.imports.rows import import_rows
@@ -62,5 +62,17 @@ def test_the_roster_part_carries_the_progress_bar(
     assert 'id="campaign-bar"' in part and 'id="annotators"' in part
 
 
-def test_pushes_are_not_shared_by_the_in_memory_layer() -> None:
-    assert live_changes.pushes_are_shared() is False
+IN_MEMORY = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+REDIS = {
+    "default": {
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "CONFIG": {"hosts": ["redis://127.0.0.1:6379/0"]},
+    }
+}
+
+
+def test_pushes_are_shared_by_redis_only() -> None:
+    with override_settings(CHANNEL_LAYERS=IN_MEMORY):
+        assert live_changes.pushes_are_shared() is False
+    with override_settings(CHANNEL_LAYERS=REDIS):
+        assert live_changes.pushes_are_shared() is True
