@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import math
+import random
 
 import openpyxl
 import pytest
@@ -161,3 +162,17 @@ def test_the_figure_draws_each_group_and_the_paper_s_lines() -> None:
     assert any(text.text.startswith("1: gpt-3.5 0.97") for text in figure.texts)
     empty = (_row("people", None, None),)
     assert measure_figure("g", "coherence", "coherence", empty, refs, "people") is None
+
+
+def test_a_simulator_answering_at_random_or_always_the_same_fails_the_alt_test() -> None:
+    rng = random.Random(7)
+    truth = [rng.randint(0, 1) for _ in range(60)]
+    people = [
+        (f"i{i}", who, float(value if rng.random() > 0.1 else 1 - value))
+        for i, value in enumerate(truth)
+        for who in ("p1", "p2", "p3")
+    ]
+    coin = [(f"i{i}", "s", float(rng.randint(0, 1))) for i in range(len(truth))]
+    always_yes = [(f"i{i}", "s", 1.0) for i in range(len(truth))]
+    assert simulator_alt_test(people, coin, "s").passed is False
+    assert simulator_alt_test(people, always_yes, "s").passed is False
