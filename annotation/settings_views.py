@@ -107,10 +107,10 @@ def campaign_clone(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @require_POST
 def campaign_archive(request: HttpRequest, campaign_id: int, archived: bool) -> HttpResponse:
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    if archived:
-        archive.archive(campaign)
-        messages.success(request, _("Campaign archived: annotators no longer see it."))
-    else:
-        archive.restore(campaign)
-        messages.success(request, _("Campaign restored: annotators see it again."))
+    said = (
+        _("Campaign archived: annotators no longer see it.")
+        if archived
+        else _("Campaign restored: annotators see it again.")
+    )
+    archive.set_archived(request, campaign, archived, said)
     return redirect("annotation:dashboard", campaign.pk)

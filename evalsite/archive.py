@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.http import HttpRequest, HttpResponse
@@ -50,3 +51,9 @@ def restore(campaign: models.Model) -> None:
     if campaign.archived_at is not None:  # type: ignore[attr-defined]
         campaign.archived_at = None  # type: ignore[attr-defined]
         campaign.save(update_fields=["archived_at"])
+
+
+def set_archived(request: HttpRequest, campaign: models.Model, archived: bool, said: str) -> None:
+    """Archive or restore ``campaign`` from a coordinator's page, saying ``said`` to them."""
+    (archive if archived else restore)(campaign)
+    messages.success(request, said)
