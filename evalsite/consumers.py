@@ -14,7 +14,10 @@ class JobProgressConsumer(ClosedOnRevocation):
     """Pushes a job's progress bar to the pages watching it, as htmx out-of-band swaps.
 
     Once the job has finished there is nothing more to push: the consumer sends the last
-    bar and closes, and the page's polling fetches what the finished job shows.
+    bar and closes, and the page's polling fetches what the finished job shows. The first bar
+    is read after joining the job's group, so that a job finishing while the socket connects
+    is either in that bar or in a push that follows it, never lost between the two (the page
+    pauses its polling while the socket is open).
     """
 
     group: str
@@ -29,7 +32,8 @@ class JobProgressConsumer(ClosedOnRevocation):
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         await self.watch_user()
-        await self._push(job.as_event())
+        now = await self._visible_job(job_id)
+        await self._push((now or job).as_event())
 
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "group"):

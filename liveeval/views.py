@@ -185,8 +185,9 @@ def campaign_edit(request: HttpRequest, campaign_id: int | None = None) -> HttpR
     campaign = get_object_or_404(Campaign, pk=campaign_id) if campaign_id else None
     if campaign is not None and campaign.status == Campaign.Status.CLOSED:
         raise PermissionDenied
-    initial = {"today": timezone.localdate(), "judgements_per_pair": 3, "max_turns": 20}
-    form = CampaignForm(request.POST or None, instance=campaign, initial=initial)
+    # Defaults for a new campaign only: a form's initial values override its instance's.
+    new = {"today": timezone.localdate(), "judgements_per_pair": 3, "max_turns": 20}
+    form = CampaignForm(request.POST or None, instance=campaign, initial=None if campaign else new)
     if request.method == "POST" and form.is_valid():
         campaign = form.save_campaign(created_by=request.user)
         messages.success(request, _("Campaign saved."))

@@ -2,12 +2,16 @@
 
 The test of split jobs and ``bench/llm_jobs.py`` both use it. The fake OpenAI endpoint of the
 test suite (``tests/fake_openai.py``) answers in this process and notes when each request for
-each transcript arrived. Halfway through the run, a worker that holds a part is stopped
-(SIGSTOP, so that it writes nothing more), the transcripts scored so far are noted, and it is
-killed. Then every request is classed:
+each transcript arrived, and which worker sent it (the worker process whose open socket has the
+request's client port, looked up while the request is read). Halfway through the run, a worker
+that holds a part is stopped (SIGSTOP, so that it writes and sends nothing more), the
+transcripts scored so far are noted, and it is killed. Then every request is classed:
 
-- ``resent_in_flight``: the one repeat of a transcript of the killed worker's part, which had
-  been asked before the kill and was not stored: its answer died with the worker;
+- ``resent_in_flight``: the one repeat of a transcript of the killed worker's part that the
+  killed worker had asked and whose answer it had not stored: the answer died with the worker.
+  Who asked is told by the sender, not by when the request arrived: a request sent just before
+  the stop may be read by the fake endpoint after it, when its sender is gone; a request no
+  surviving worker sent is the killed worker's;
 - ``duplicate_requests``: every other repeat, above all a request about a transcript whose
   answer was already stored;
 - ``lost_items``: transcripts with no score when the job is done.
@@ -15,7 +19,6 @@ killed. Then every request is classed:
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import re
@@ -134,15 +137,21 @@ class RequestLog:
 
     delay: float
     times: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    senders: dict[int, list[int | None]] = field(default_factory=lambda: defaultdict(list))
+    workers: list[int] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def answer(self, body: dict[str, Any]) -> Any:
-        from tests.fake_openai import reply, slow
+        from tests.fake_openai import client_port, reply, slow
 
         prompt = body["messages"][1]["content"]
         found = FILM.search(prompt)
+        film = int(found.group(1)) if found else -1
+        arrived = time.time()
+        sender = sender_of(client_port(), self.workers)
         with self.lock:
-            self.times[int(found.group(1)) if found else -1].append(time.time())
+            self.times[film].append(arrived)
+            self.senders[film].append(sender)
         keys = re.findall(r'"([a-z_]+)": \{"rationale"', prompt)
         verdicts = {key: {"rationale": f"Because of {key}.", "score": 1} for key in keys}
         return slow(self.delay, reply(json.dumps(verdicts)))
@@ -185,6 +194,7 @@ def run_on_workers(
     from evalsite import jobs
     from evalsite.models import Job, JobPart
 
+    log.workers = [worker.pid for worker in workers]
     job = Job.objects.get(pk=job_id)
     evaluator = str(job.params["evaluator"])
     campaign_id = int(job.params["campaign"])
@@ -192,7 +202,7 @@ def run_on_workers(
     jobs.start(job)
     stored_at_kill: set[int] = set()
     victim_films: set[int] = set()
-    killed_at = stopped_at = float("inf")
+    survivors = set(log.workers)
     victim_parts: list[int] = []
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -200,28 +210,26 @@ def run_on_workers(
         if job.status in {Job.Status.DONE, Job.Status.FAILED}:
             break
         if kill_halfway and not victim_parts and job.done * 2 >= transcripts:
-            victim_parts, stopped_at, killed_at, stored_at_kill = _kill_one(job, workers)
+            victim_parts, survivors, stored_at_kill = _kill_one(job, workers)
             victim_films = _films_of_parts(campaign_id, job.parts, victim_parts)
         time.sleep(0.02)
     seconds = time.perf_counter() - started
     if job.status not in {Job.Status.DONE, Job.Status.FAILED}:
         raise RuntimeError(f"the job did not finish in {timeout} s: {job.status} {job.message}")
     duplicates = resent = 0
-    for film, times in log.times.items():
-        ordered = sorted(times)
-        resent_once = False
-        for earlier, later in itertools.pairwise(ordered):
-            in_flight = (
-                film in victim_films
-                and film not in stored_at_kill
-                and earlier < stopped_at
-                and later > killed_at
-            )
-            if in_flight and not resent_once:
-                resent_once = True
-                resent += 1
-            else:
-                duplicates += 1
+    with log.lock:
+        asked = {film: list(senders) for film, senders in log.senders.items()}
+    for film, senders in asked.items():
+        repeats = len(senders) - 1
+        if (
+            repeats
+            and film in victim_films
+            and film not in stored_at_kill
+            and any(sender not in survivors for sender in senders)
+        ):
+            resent += 1
+            repeats -= 1
+        duplicates += repeats
     scored = _films_scored(campaign_id, evaluator)
     return Figures(
         transcripts=transcripts,
@@ -235,8 +243,11 @@ def run_on_workers(
     )
 
 
-def _kill_one(job: Any, workers: list[WorkerProcess]) -> tuple[list[int], float, float, set[int]]:
-    """Stop the worker of a part under way, note what is stored, then kill it."""
+def _kill_one(job: Any, workers: list[WorkerProcess]) -> tuple[list[int], set[int], set[int]]:
+    """Stop the worker of a part under way, note its parts and what is stored, and kill it.
+
+    Returns the killed worker's parts, the pids of the workers left, and the films stored.
+    """
     from evalsite.models import JobPart
 
     by_pid = {str(worker.pid): worker for worker in workers}
@@ -250,17 +261,47 @@ def _kill_one(job: Any, workers: list[WorkerProcess]) -> tuple[list[int], float,
             ):
                 continue
             os.kill(victim.pid, signal.SIGSTOP)
-            stopped_at = time.time()
-            parts = [
-                held.index
-                for held in running
-                if held.worker == part.worker and held.status == JobPart.Status.RUNNING
-            ]
+            parts = list(
+                JobPart.objects.filter(
+                    job=job, worker=part.worker, status=JobPart.Status.RUNNING
+                ).values_list("index", flat=True)
+            )
             stored = _films_scored(int(job.params["campaign"]), str(job.params["evaluator"]))
-            killed_at = time.time()
             victim.kill()
-            return parts, stopped_at, killed_at, stored
+            return parts, {worker.pid for worker in workers if worker is not victim}, stored
         time.sleep(0.01)
+
+
+def sender_of(port: int, pids: list[int]) -> int | None:
+    """Which of the processes ``pids`` holds the socket with local port ``port``, if any."""
+    return next((pid for pid in pids if port in local_ports(pid)), None)
+
+
+def local_ports(pid: int) -> set[int]:
+    """The local TCP ports of the sockets process ``pid`` holds open (Linux /proc)."""
+    inodes = set()
+    try:
+        descriptors = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:  # the process is gone
+        return set()
+    for fd in descriptors:
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:[") : -1])
+    ports = set()
+    for table in ("tcp", "tcp6"):
+        try:
+            lines = Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[9] in inodes:
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
 
 
 def _films_of_parts(campaign_id: int, parts: int, indexes: list[int]) -> set[int]:

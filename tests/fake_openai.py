@@ -147,6 +147,15 @@ def tool_result(body: Mapping[str, Any], name: str) -> Any:
     raise AssertionError(f"the request holds no result of {name}")
 
 
+# Each request is answered in a thread of its own; this says which client port sent it.
+_answering = threading.local()
+
+
+def client_port() -> int:
+    """The client's port of the request this thread is answering (for a scripted callable)."""
+    return int(_answering.client_port)
+
+
 class QuietServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
@@ -236,6 +245,7 @@ class FakeOpenAI:
         handler.wfile.write(body)
 
     def _answer(self, handler: BaseHTTPRequestHandler) -> None:
+        _answering.client_port = int(handler.client_address[1])
         with self._lock:
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)

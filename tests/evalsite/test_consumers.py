@@ -7,6 +7,7 @@ from django.contrib.auth.models import User
 
 from evalsite import jobs
 from evalsite.asgi import application
+from evalsite.consumers import JobProgressConsumer
 from evalsite.models import Job
 from tests.channels_auth import session_headers
 
@@ -74,5 +75,35 @@ async def test_the_socket_closes_once_the_job_has_finished(judge: User) -> None:
     last = await communicator.receive_from(timeout=5)
     assert 'data-status="done"' in last and 'hx-swap-oob="true"' in last
     # Nothing more will be pushed; the page polls once for the finished job's card.
+    assert (await communicator.receive_output(timeout=5))["type"] == "websocket.close"
+    await communicator.disconnect()
+
+
+async def test_a_job_finishing_while_the_socket_connects_is_not_missed(
+    judge: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The job finishes after the consumer first reads it and before it joins the job's group,
+    so the finishing push reaches no one; the bar sent on connecting must still say done."""
+    job = await database_sync_to_async(jobs.create)("testing.count", {"total": 2}, user=judge)
+    read = JobProgressConsumer._visible_job
+    reads: list[Job | None] = []
+
+    def read_then_finish(consumer: JobProgressConsumer, job_id: int) -> Job | None:
+        seen = read.__wrapped__(consumer, job_id)
+        reads.append(seen)
+        if len(reads) == 1:
+            jobs.run(job)
+        return seen
+
+    monkeypatch.setattr(
+        JobProgressConsumer, "_visible_job", database_sync_to_async(read_then_finish)
+    )
+    communicator = WebsocketCommunicator(
+        application, f"/ws/jobs/{job.pk}/", headers=await session_headers(judge)
+    )
+    connected, _ = await communicator.connect()
+    assert connected is True
+    first = await communicator.receive_from(timeout=5)
+    assert 'data-status="done"' in first
     assert (await communicator.receive_output(timeout=5))["type"] == "websocket.close"
     await communicator.disconnect()

@@ -92,6 +92,20 @@ class TestDateInputs:
         assert page.status_code == 200
         assert f'value="{TODAY.isoformat()}"' in page.content.decode()
 
+    def test_a_draft_campaigns_form_shows_its_own_design_not_the_defaults(
+        self, coordinator_client: Client
+    ) -> None:
+        campaign = make_campaign(max_turns=7)
+        campaign.status = Campaign.Status.DRAFT
+        campaign.judgements_per_pair = 5
+        campaign.save()
+        text = coordinator_client.get(
+            reverse("liveeval:campaign_edit", args=[campaign.pk])
+        ).content.decode()
+        assert re.search(r'name="today" value="2026-12-01"', text)
+        assert re.search(r'name="max_turns" value="7"', text)
+        assert re.search(r'name="judgements_per_pair" value="5"', text)
+
 
 def open_campaign_of(
     judge: User, systems: list[DialogueSystem], tasks: list[TaskCard], lang: str
