@@ -14,15 +14,18 @@ train type ``K`` finds every classic train (K, Z and T), as a traveller asking f
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import math
+import operator
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from liveeval.booking.models import (
-    Flight,
+    FlightCabin,
     Hotel,
     HotelRoom,
-    Train,
+    TrainSeat,
 )
 from liveeval.booking.offers import (
     CABINS,
@@ -69,6 +72,12 @@ def _fits(fares: Mapping[str, Fare], option: str | None, max_price: int | None) 
     return price is not None and (max_price is None or price <= max_price)
 
 
+def _by_item(rows: Iterable[tuple[Any, ...]]) -> Iterator[list[tuple[Any, ...]]]:
+    """Fare rows ordered by item, grouped: one list per item, the item's id first in each row."""
+    for _item, group in itertools.groupby(rows, key=operator.itemgetter(0)):
+        yield list(group)
+
+
 def search_flights(
     from_city: str,
     to_city: str,
@@ -79,30 +88,46 @@ def search_flights(
     cabin: str | None = None,
     max_price: int | None = None,
 ) -> list[FlightOffer]:
-    flights = Flight.objects.filter(from_city__name=from_city, to_city__name=to_city, date=date)
+    # One query: each cabin's row with its flight's fields, flights in departure order.
+    rows = FlightCabin.objects.filter(
+        flight__from_city__name=from_city, flight__to_city__name=to_city, flight__date=date
+    )
     if depart_after is not None:
-        flights = flights.filter(depart__gte=depart_after)
+        rows = rows.filter(flight__depart__gte=depart_after)
     if depart_before is not None:
-        flights = flights.filter(depart__lte=depart_before)
+        rows = rows.filter(flight__depart__lte=depart_before)
+    fares = rows.order_by("flight__depart", "flight__number", "flight_id").values_list(
+        "flight_id",
+        "flight__number",
+        "flight__airline",
+        "flight__airline_en",
+        "flight__depart",
+        "flight__arrive",
+        "cabin",
+        "price",
+        "seats_left",
+        "discount",
+    )
     offers = []
-    for flight in flights.order_by("depart", "number").prefetch_related("cabins"):
+    for group in _by_item(fares):
+        flight_id, number, airline, airline_en, depart, arrive = group[0][:6]
         cabins = {
-            row.cabin: Fare(price=row.price, seats_left=row.seats_left, discount=row.discount)
-            for row in flight.cabins.all()
+            name: Fare(price=price, seats_left=left, discount=discount)
+            for *_flight, name, price, left, discount in group
         }
         if not _fits(cabins, cabin, max_price):
             continue
         offers.append(
             FlightOffer(
-                id=flight.pk,
-                number=flight.number,
-                airline=flight.airline,
-                airline_en=flight.airline_en,
+                id=flight_id,
+                number=number,
+                airline=airline,
+                airline_en=airline_en,
                 from_city=from_city,
                 to_city=to_city,
-                date=flight.date,
-                depart=flight.depart,
-                arrive=flight.arrive,
+                date=date,
+                depart=depart,
+                arrive=arrive,
                 cabins=_ordered(cabins, CABINS),
             )
         )
@@ -120,31 +145,44 @@ def search_trains(
     train_type: str | None = None,
     max_price: int | None = None,
 ) -> list[TrainOffer]:
-    trains = Train.objects.filter(from_city__name=from_city, to_city__name=to_city, date=date)
+    # One query: each seat class's row with its train's fields, trains in departure order.
+    rows = TrainSeat.objects.filter(
+        train__from_city__name=from_city, train__to_city__name=to_city, train__date=date
+    )
     if depart_after is not None:
-        trains = trains.filter(depart__gte=depart_after)
+        rows = rows.filter(train__depart__gte=depart_after)
     if depart_before is not None:
-        trains = trains.filter(depart__lte=depart_before)
+        rows = rows.filter(train__depart__lte=depart_before)
     if train_type is not None:
-        trains = trains.filter(train_type__in=train_types_for(train_type))
+        rows = rows.filter(train__train_type__in=train_types_for(train_type))
+    fares = rows.order_by("train__depart", "train__number", "train_id").values_list(
+        "train_id",
+        "train__number",
+        "train__train_type",
+        "train__depart",
+        "train__arrive",
+        "train__duration_minutes",
+        "seat",
+        "price",
+        "seats_left",
+    )
     offers = []
-    for train in trains.order_by("depart", "number").prefetch_related("seats"):
-        seats = {
-            row.seat: Fare(price=row.price, seats_left=row.seats_left) for row in train.seats.all()
-        }
+    for group in _by_item(fares):
+        train_id, number, kind, depart, arrive, minutes = group[0][:6]
+        seats = {name: Fare(price=price, seats_left=left) for *_train, name, price, left in group}
         if not _fits(seats, seat, max_price):
             continue
         offers.append(
             TrainOffer(
-                id=train.pk,
-                number=train.number,
-                train_type=train.train_type,
+                id=train_id,
+                number=number,
+                train_type=kind,
                 from_city=from_city,
                 to_city=to_city,
-                date=train.date,
-                depart=train.depart,
-                arrive=train.arrive,
-                duration_minutes=train.duration_minutes,
+                date=date,
+                depart=depart,
+                arrive=arrive,
+                duration_minutes=minutes,
                 seats=_ordered(seats, TRAIN_SEATS),
             )
         )
