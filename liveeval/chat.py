@@ -13,6 +13,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.db import transaction
 from django.db.models import Q
 from django.template.loader import render_to_string
 from django.utils import translation
@@ -21,7 +22,7 @@ from django.utils.dateparse import parse_datetime
 from evalsite import roles
 from liveeval import aliases
 from liveeval.conversation import ui_language
-from liveeval.models import ChatSession, Message
+from liveeval.models import Campaign, ChatSession, Message
 from liveeval.systems import adapter_for
 from liveeval.systems.base import SyncAdapter
 
@@ -153,7 +154,8 @@ class ShownMessage:
 
 @dataclass(frozen=True)
 class LiveView:
-    """What the live frames show of a session, read once when its socket opens."""
+    """What the live frames show of a session, read once when its socket opens, in the language
+    of the page that opened it (the system's alias reads "System 042" or "系统 042")."""
 
     session: SessionRef
     system_label: str
@@ -163,12 +165,14 @@ class LiveView:
     """Whether the system runs in EvalSite, answering in the trip that stores the message."""
 
     @classmethod
-    def of(cls, session: ChatSession) -> LiveView:
+    def of(cls, session: ChatSession, lang: str) -> LiveView:
         max_turns, timeout = limits(session)
         in_process = isinstance(adapter_for(session.system), SyncAdapter)
+        with translation.override(lang):
+            label = system_label(session)
         return cls(
             SessionRef(session.pk, session.kind),
-            system_label(session),
+            label,
             max_turns,
             timeout,
             in_process,
@@ -211,10 +215,28 @@ def render_messages_frame(
 
 def announce_ended(session_ids: list[int]) -> None:
     """Tell every open chat page of these sessions that they have ended (e.g. on close)."""
+    _announce(session_ids, "chat.ended")
+
+
+def close_archived_pages(campaign: Campaign) -> None:
+    """Once the archiving is stored, close the chat pages open in ``campaign``'s dialogues.
+
+    Their judges may no longer talk there (``may_chat``): an open page says why and stops. The
+    dialogues stay open, and go on if the campaign is restored.
+    """
+    open_ids = list(
+        campaign.sessions.filter(
+            kind=ChatSession.Kind.JUDGED, status=ChatSession.Status.OPEN
+        ).values_list("pk", flat=True)
+    )
+    transaction.on_commit(lambda: _announce(open_ids, "chat.archived"))
+
+
+def _announce(session_ids: list[int], event: str) -> None:
     from liveeval.consumers import group_name
 
     layer = get_channel_layer()
     if layer is None:
         return
     for session_id in session_ids:
-        async_to_sync(layer.group_send)(group_name(session_id), {"type": "chat.ended"})
+        async_to_sync(layer.group_send)(group_name(session_id), {"type": event})

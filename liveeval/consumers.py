@@ -190,6 +190,11 @@ class ChatConsumer(ClosedOnRevocation):
         await self.send(text_data=await self._render("ended"))
         await self.close(code=ENDED_CLOSE_CODE)
 
+    async def chat_archived(self, event: dict[str, Any]) -> None:
+        """The campaign was archived: the page says so and stops; the dialogue stays open."""
+        await self.send(text_data=await self._render("archived"))
+        await self.close(code=ENDED_CLOSE_CODE)
+
     async def _send_alert(self, what: str) -> None:
         await self.send(text_data=await self._render(what))
 
@@ -227,7 +232,7 @@ class ChatConsumer(ClosedOnRevocation):
         if session.status == ChatSession.Status.PENDING:
             return None
         self.lang = self._ui_language(session)
-        self.view = chat.LiveView.of(session)
+        self.view = chat.LiveView.of(session, self.lang)
         return session, self._frame(session, "history")
 
     def _session(self) -> ChatSession | None:

@@ -88,7 +88,10 @@ def _claim(
                 replying_worker=recovery.WORKER,
                 started_at=Coalesce("started_at", Value(now)),
             )
-            session = ChatSession.objects.select_related("system").get(pk=session_id)
+            session = ChatSession.objects.select_related("system", "campaign").get(pk=session_id)
+            if claimed and session.kind == ChatSession.Kind.JUDGED and _archived(session):
+                # Rolls the claim back: a judge no longer talks in an archived campaign.
+                raise ConversationClosed(f"session {session_id}: its campaign is archived")
             if claimed:
                 # Holding the claim, this exchange is the session's only writer.
                 rows = list(
@@ -112,6 +115,10 @@ def _claim(
         if attempt == 0 and not recovery.release_if_stale(session_id):
             break
     raise SystemBusy(f"session {session_id} is waiting for a reply")
+
+
+def _archived(session: ChatSession) -> bool:
+    return session.campaign is not None and session.campaign.is_archived
 
 
 def _context(session: ChatSession, history: list[dict[str, str]]) -> SystemContext:

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from evalsite import archive
 from evalsite.campaign_forms import CloneForm
 from evalsite.roles import coordinator_required
-from liveeval import campaign_lifecycle
+from liveeval import campaign_lifecycle, chat
 from liveeval.forms import TaskLanguagesForm
 from liveeval.models import Campaign
 
@@ -41,6 +41,8 @@ def campaign_archive(request: HttpRequest, campaign_id: int, archived: bool) -> 
         else _("Campaign restored: judges see it again.")
     )
     archive.set_archived(request, campaign, archived, said)
+    if archived:
+        chat.close_archived_pages(campaign)
     return redirect("liveeval:campaign_detail", campaign_id=campaign.pk)
 
 

@@ -3,8 +3,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, cast
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -22,7 +20,6 @@ from evalsite import live_changes, roles
 from evalsite.archive import CampaignArchived
 from evalsite.http import HtmxHttpRequest
 from liveeval import campaigns, chat, rating, results
-from liveeval.consumers import group_name
 from liveeval.forms import CampaignForm, RatingForm, SandboxForm, TaskLanguagesForm
 from liveeval.home import judge_section
 from liveeval.models import Campaign, ChatSession, DialogueLang, DialogueSystem, TaskCard
@@ -45,12 +42,6 @@ def _own_session(request: HttpRequest, session_id: int) -> ChatSession:
     if not chat.may_chat(request.user, session):
         raise PermissionDenied
     return session
-
-
-def _broadcast_end(session: ChatSession) -> None:
-    layer = get_channel_layer()
-    if layer is not None:
-        async_to_sync(layer.group_send)(group_name(session.pk), {"type": "chat.ended"})
 
 
 def next_pending_session(user: Any) -> ChatSession | None:
@@ -112,7 +103,7 @@ def end_session(request: HtmxHttpRequest, session_id: int) -> HttpResponse:
     session = _own_session(request, session_id)
     if session.is_open:
         session.end(ChatSession.EndReason.USER)
-        _broadcast_end(session)
+        chat.announce_ended([session.pk])
     context = chat.chat_context(session)
     if context["needs_rating"]:
         context["rating_form"] = RatingForm()

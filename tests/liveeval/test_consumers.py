@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import channels.consumer as consumer_module
@@ -8,6 +9,9 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
 
 from evalsite import roles
 from evalsite.asgi import application
@@ -300,6 +304,8 @@ async def test_frames_follow_the_language_of_the_page(judge: User) -> None:
     await communicator.send_json_to({"message": "hi"})
     frames = await receive_until(communicator, 'id="rating-form"')
     assert "对话已结束" in "".join(frames)
+    # The reply's bubble names the system by its alias in the page's language too.
+    assert re.search(r"系统 \d{3}", frames[-1]) and not re.search(r"System \d{3}", frames[-1])
     await communicator.disconnect()
 
 
@@ -309,4 +315,34 @@ async def test_reconnecting_keeps_a_draft_in_the_composer(judge: User) -> None:
     history = (await receive_until(communicator, 'id="chat-log"'))[-1]
     # An open session's history frame leaves the input box alone, so nothing typed is lost.
     assert 'id="composer"' not in history and 'data-live="1"' in history
+    await communicator.disconnect()
+
+
+async def test_archiving_the_campaign_closes_the_open_chat_and_refuses_its_messages(
+    judge: User,
+) -> None:
+    session = await echo_session(judge)
+    connected, communicator = await connect(judge, session)
+    assert connected
+    await receive_until(communicator, 'id="chat-log"')
+    coordinator = await database_sync_to_async(make_user)("archiver", roles.COORDINATORS)
+
+    def archive_from_the_page() -> int:
+        client = Client()
+        client.force_login(coordinator)
+        url = reverse("liveeval:campaign_archive", args=[session.campaign_id])
+        return client.post(url).status_code
+
+    with translation.override("en"):
+        assert await database_sync_to_async(archive_from_the_page)() == 302
+    frames = await receive_until(communicator, "archived this campaign")
+    assert 'id="composer"' in frames[-1] and "chat-form" not in frames[-1]
+    closing = await communicator.receive_output(timeout=5)
+    assert closing == {"type": "websocket.close", "code": 4001}
+    # A message that reached the server anyway is not stored, and the dialogue stays open.
+    with pytest.raises(conversation.ConversationClosed):
+        await conversation.exchange(session.pk, "still there?")
+    stored = await database_sync_to_async(ChatSession.objects.get)(pk=session.pk)
+    assert stored.status == ChatSession.Status.OPEN and stored.replying_since is None
+    assert await database_sync_to_async(stored.messages.count)() == 0
     await communicator.disconnect()
