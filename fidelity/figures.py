@@ -6,6 +6,7 @@ paper reported for that measure is a dashed vertical line, labelled with who it 
 
 from __future__ import annotations
 
+from evalsite.agreement.phrases import shown as in_language
 from evalsite.charts import Figure, Frame, Line, Point, Text
 from fidelity.references import Reference
 from fidelity.report import GroupRow
@@ -55,7 +56,7 @@ def measure_figure(
         x = frame.x(ref.value)
         figure.lines.append(Line(x, TOP - 4, x, bottom, "reference"))
         figure.texts.append(Text(x, TOP - 6, str(index + 1), fill="#6b7280"))
-        label = f"{index + 1}: {ref.group} {ref.value:g} ({ref.source})"
+        label = f"{index + 1}: {in_language(ref.group)} {ref.value:g} ({in_language(ref.source)})"
         figure.texts.append(
             Text(LEFT, bottom + 30 + 16 * index, label, anchor="start", fill="#6b7280")
         )

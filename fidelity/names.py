@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 MEASURE_LABELS = {
     "entropy_bits": _("entropy (bits)"),
@@ -10,7 +11,7 @@ MEASURE_LABELS = {
     "n_distinct": _("distinct items"),
     "pearson_r": _("Pearson r (rating, yes-rate)"),
     "yes_rate": _("yes-rate"),
-    "n_items": _("items"),
+    "n_items": pgettext_lazy("how many", "items"),
     "n_aspects": _("aspects"),
     "aspect_entropy": _("aspect entropy (bits)"),
     "sentiment_entropy": _("sentiment entropy (bits)"),

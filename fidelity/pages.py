@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.imports.problems import ImportFailed
 from evalsite import jobs
+from evalsite.agreement.phrases import shown
 from evalsite.charts import Figure
 from evalsite.llm.forms import EndpointForm
 from evalsite.models import Job
@@ -163,7 +164,7 @@ def _shown_cell(cell: Cell) -> ShownCell:
     else:
         value = f"{cell.value:.3f}"
     ci = f"[{cell.ci[0]:.3f}, {cell.ci[1]:.3f}]" if cell.ci is not None else ""
-    return ShownCell(value, ci, "; ".join(cell.notes))
+    return ShownCell(value, ci, "; ".join(shown(note) for note in cell.notes))
 
 
 def _shown_rows(rows: tuple[GroupRow, ...]) -> list[ShownRow]:
@@ -186,7 +187,7 @@ def shown_task(task: TaskReport) -> ShownTask:
         _shown_rows(task.rows),
         [(str(BUCKET_LABELS[name]), _shown_rows(rows)) for name, rows in task.buckets],
         [
-            (ref.group, str(MEASURE_LABELS[ref.measure]), ref.value, ref.source)
+            (shown(ref.group), str(MEASURE_LABELS[ref.measure]), ref.value, shown(ref.source))
             for ref in task.references
         ],
         task,

@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from evalsite.agreement.phrases import Phrase, gettext_noop
+
+# Shown in the reader's language (evalsite.agreement.phrases.shown); English elsewhere.
+PEOPLE = Phrase(gettext_noop("people"))
+
 
 @dataclass(frozen=True)
 class Reference:
-    """One figure of the paper: who, which measure, the value, and where it comes from."""
+    """One figure of the paper: who, which measure, the value, and where it comes from (the
+    group "people" and the source are phrases, shown in the reader's language)."""
 
     group: str
     measure: str
@@ -21,28 +27,35 @@ class Reference:
 
 REFERENCES: dict[str, tuple[Reference, ...]] = {
     "items_talk": (
-        Reference("people", "entropy_bits", 12.61, "Table 2, IMDB"),
-        Reference("people", "entropy_bits", 9.71, "Table 2, ReDial"),
-        Reference("gpt-4, DI", "entropy_bits", 4.18, "Table 2, ReDial"),
-        Reference("gpt-4, IH", "entropy_bits", 9.03, "Table 2, ReDial"),
+        Reference(PEOPLE, "entropy_bits", 12.61, Phrase(gettext_noop("Table 2, IMDB"))),
+        Reference(PEOPLE, "entropy_bits", 9.71, Phrase(gettext_noop("Table 2, ReDial"))),
+        Reference("gpt-4, DI", "entropy_bits", 4.18, Phrase(gettext_noop("Table 2, ReDial"))),
+        Reference("gpt-4, IH", "entropy_bits", 9.03, Phrase(gettext_noop("Table 2, ReDial"))),
     ),
     "bin_pref": (
-        Reference("gpt-4, DI", "pearson_r", 0.29, "Table 8, all frequencies"),
-        Reference("gpt-4, DI+PP", "pearson_r", 0.44, "Table 8, all frequencies"),
+        Reference("gpt-4, DI", "pearson_r", 0.29, Phrase(gettext_noop("Table 8, all frequencies"))),
+        Reference(
+            "gpt-4, DI+PP", "pearson_r", 0.44, Phrase(gettext_noop("Table 8, all frequencies"))
+        ),
     ),
     "open_pref": (
-        Reference("people", "aspect_entropy", 5.85, "Table 4"),
-        Reference("gpt-4, DI+PP", "aspect_entropy", 5.59, "Table 4"),
-        Reference("people", "sentiment_entropy", 1.19, "Table 4"),
+        Reference(PEOPLE, "aspect_entropy", 5.85, Phrase(gettext_noop("Table 4"))),
+        Reference("gpt-4, DI+PP", "aspect_entropy", 5.59, Phrase(gettext_noop("Table 4"))),
+        Reference(PEOPLE, "sentiment_entropy", 1.19, Phrase(gettext_noop("Table 4"))),
     ),
     "rec_request": (
-        Reference("people", "type_token_ratio", 0.65, "Table 6"),
-        Reference("gpt-4", "type_token_ratio", 0.61, "Table 6"),
-        Reference("people", "embedding_diversity", 0.391, "Table 6, sentence embeddings"),
+        Reference(PEOPLE, "type_token_ratio", 0.65, Phrase(gettext_noop("Table 6"))),
+        Reference("gpt-4", "type_token_ratio", 0.61, Phrase(gettext_noop("Table 6"))),
+        Reference(
+            PEOPLE,
+            "embedding_diversity",
+            0.391,
+            Phrase(gettext_noop("Table 6, sentence embeddings")),
+        ),
     ),
     "feedback": (
-        Reference("gpt-3.5", "coherence", 0.97, "Figure 7"),
-        Reference("text-davinci-003", "coherence", 0.65, "Figure 7"),
-        Reference("gpt-4", "share_positive", 0.91, "Table 7, items only"),
+        Reference("gpt-3.5", "coherence", 0.97, Phrase(gettext_noop("Figure 7"))),
+        Reference("text-davinci-003", "coherence", 0.65, Phrase(gettext_noop("Figure 7"))),
+        Reference("gpt-4", "share_positive", 0.91, Phrase(gettext_noop("Table 7, items only"))),
     ),
 }

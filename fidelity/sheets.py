@@ -6,6 +6,7 @@ import io
 from collections.abc import Iterator, Sequence
 from typing import IO
 
+from evalsite.agreement.phrases import shown
 from evalsite.spreadsheets import CellValue, Sheet, write_csv, write_workbook
 from fidelity.report import GroupRow, TaskReport
 
@@ -44,7 +45,7 @@ def _group_rows(task: str, subset: str, rows: Sequence[GroupRow]) -> Iterator[li
                 cell.value,
                 low,
                 high,
-                "; ".join(cell.notes),
+                "; ".join(shown(note) for note in cell.notes),
             ]
 
 

@@ -18,9 +18,11 @@ import numpy as np
 from scipy import stats
 
 from evalsite.agreement.common import MIN_ITEMS_FOR_CORRELATION
+from evalsite.agreement.phrases import Phrase, gettext_noop
 from evalsite.fidelity.common import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    ITEMS,
     FloatArray,
     Measured,
     measured,
@@ -89,12 +91,21 @@ def _constant(values: FloatArray) -> bool:
 
 def _why_no_correlation(ratings: FloatArray, yes_rates: FloatArray) -> str:
     if len(ratings) < MIN_ITEMS_FOR_CORRELATION:
-        return f"only {len(ratings)} item(s); Pearson r needs at least {MIN_ITEMS_FOR_CORRELATION}"
+        return Phrase(
+            gettext_noop("only %(n)d item(s); Pearson r needs at least %(minimum)d"),
+            n=len(ratings),
+            minimum=MIN_ITEMS_FOR_CORRELATION,
+        )
     if _constant(yes_rates):
-        return f"every item has the same yes-rate ({yes_rates[0]:.3g}), so Pearson r is undefined"
+        return Phrase(
+            gettext_noop("every item has the same yes-rate (%(rate)s), so Pearson r is undefined"),
+            rate=f"{yes_rates[0]:.3g}",
+        )
     if _constant(ratings):
-        return "every item has the same average rating, so Pearson r is undefined"
-    return "Pearson r is undefined on these data"
+        return Phrase(
+            gettext_noop("every item has the same average rating, so Pearson r is undefined")
+        )
+    return Phrase(gettext_noop("Pearson r is undefined on these data"))
 
 
 def bin_pref(
@@ -128,7 +139,7 @@ def bin_pref(
     pearson = measured(
         correlation,
         len(items),
-        unit="items",
+        unit=ITEMS,
         resamples=resamples,
         seed=seed,
         undefined=_why_no_correlation(ratings, yes_rates) if items else "",
@@ -139,7 +150,7 @@ def bin_pref(
     return BinPrefMeasures(
         pearson=pearson,
         pearson_p=p_value,
-        yes_rate=measured(share_of_yes, len(items), unit="items", resamples=resamples, seed=seed),
+        yes_rate=measured(share_of_yes, len(items), unit=ITEMS, resamples=resamples, seed=seed),
         n_items=len(items),
         n_answers=len(answers),
     )

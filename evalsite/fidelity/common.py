@@ -23,10 +23,13 @@ from evalsite.agreement.common import (
     Interval,
     StatisticUndefined,
 )
+from evalsite.agreement.phrases import Phrase, gettext_noop, reason_of
 
 __all__ = [
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
+    "ITEMS",
+    "RESPONDERS",
     "FloatArray",
     "Interval",
     "Measured",
@@ -41,12 +44,15 @@ __all__ = [
 IntervalKind = Literal["percentile", "basic"]
 # A measure over units: one value per row of a (resamples × units) weight matrix, NaN if none.
 UnitStatistic = Callable[[FloatArray], FloatArray]
+# What a measure resamples, as its notes name it (in the reader's language on a page).
+RESPONDERS = gettext_noop("responders")
+ITEMS = gettext_noop("items")
 
 
 @dataclass(frozen=True)
 class Measured:
     """One measure of one group: its value (None when undefined), its CI, and why either is
-    missing."""
+    missing (as `Phrase` objects, English text that a page shows in its reader's language)."""
 
     value: float | None
     ci: Interval | None
@@ -69,23 +75,32 @@ def measured(
 ) -> Measured:
     """The statistic on all units and its percentile CI over bootstrap resamples of the units.
 
-    ``unit`` names what is resampled ("responders", "items") in the notes. ``undefined`` says
+    ``unit`` names what is resampled (`RESPONDERS`, `ITEMS`) in the notes. ``undefined`` says
     why the statistic has no value on the full data, when it has none. A CI is withheld, with a
     note, with no resamples, with fewer than `MIN_ITEMS_FOR_CI` units, or when some resample
     leaves the statistic undefined. A "basic" interval that does not hold the value says so.
     """
+    units = Phrase(unit)
     if n_units == 0:
-        return Measured(None, None, (f"there are no {unit}",))
+        return Measured(None, None, (Phrase(gettext_noop("there are no %(unit)s"), unit=units),))
     value = _finite_or_none(float(statistic(np.ones((1, n_units)))[0]))
     if value is None:
-        return Measured(None, None, (undefined or "the measure is undefined on these data",))
+        why = undefined or Phrase(gettext_noop("the measure is undefined on these data"))
+        return Measured(None, None, (why,))
     if resamples == 0:
         return Measured(value, None)
     if n_units < MIN_ITEMS_FOR_CI:
         return Measured(
             value,
             None,
-            (f"only {n_units} {unit}; a bootstrap CI needs at least {MIN_ITEMS_FOR_CI}",),
+            (
+                Phrase(
+                    gettext_noop("only %(n)d %(unit)s; a bootstrap CI needs at least %(minimum)d"),
+                    n=n_units,
+                    unit=units,
+                    minimum=MIN_ITEMS_FOR_CI,
+                ),
+            ),
         )
     distribution = np.concatenate(
         [statistic(weights) for weights in resample_counts(n_units, resamples, seed)]
@@ -93,21 +108,27 @@ def measured(
     try:
         low, high = percentile_interval(distribution)
     except StatisticUndefined as error:
-        return Measured(value, None, (f"no CI: {error} of the {unit}",))
+        note = Phrase(
+            gettext_noop("no CI: %(reason)s of the %(unit)s"), reason=reason_of(error), unit=units
+        )
+        return Measured(value, None, (note,))
     if interval == "percentile":
         return Measured(value, (low, high))
     low, high = 2 * value - high, 2 * value - low
     if low <= value <= high:
         return Measured(value, (low, high))
-    side = "above" if low > value else "below"
-    return Measured(
-        value,
-        (low, high),
-        (
-            f"the CI lies {side} the value: the value is biased on this many {unit}, and the "
-            "basic bootstrap interval corrects for the bias",
-        ),
+    biased = (
+        gettext_noop(
+            "the CI lies above the value: the value is biased on this many %(unit)s, and the "
+            "basic bootstrap interval corrects for the bias"
+        )
+        if low > value
+        else gettext_noop(
+            "the CI lies below the value: the value is biased on this many %(unit)s, and the "
+            "basic bootstrap interval corrects for the bias"
+        )
     )
+    return Measured(value, (low, high), (Phrase(biased, unit=units),))
 
 
 def entropy_bits(counts: FloatArray) -> FloatArray:

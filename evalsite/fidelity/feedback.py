@@ -20,9 +20,11 @@ from typing import Literal
 
 import numpy as np
 
+from evalsite.agreement.phrases import Phrase, gettext_noop
 from evalsite.fidelity.common import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    RESPONDERS,
     FloatArray,
     Measured,
     measured,
@@ -131,7 +133,7 @@ def _share(
     return measured(
         statistic,
         len(tallies),
-        unit="responders",
+        unit=RESPONDERS,
         resamples=resamples,
         seed=seed,
         undefined=undefined,
@@ -161,12 +163,24 @@ def feedback(
         ],
     )
     return FeedbackMeasures(
-        coherence=_share(tallies, 1, 0, "there are no judgements", resamples, seed),
+        coherence=_share(
+            tallies, 1, 0, Phrase(gettext_noop("there are no judgements")), resamples, seed
+        ),
         accept_rate_positive=_share(
-            tallies, 3, 2, "no positive recommendation was judged", resamples, seed
+            tallies,
+            3,
+            2,
+            Phrase(gettext_noop("no positive recommendation was judged")),
+            resamples,
+            seed,
         ),
         reject_rate_negative=_share(
-            tallies, 5, 4, "no negative recommendation was judged", resamples, seed
+            tallies,
+            5,
+            4,
+            Phrase(gettext_noop("no negative recommendation was judged")),
+            resamples,
+            seed,
         ),
         n_responders=len(tallies),
         n_judgements=len(answers),
@@ -196,10 +210,12 @@ def comparison(
             for answer in answers
         ],
     )
-    only_neither = 'every answer is "neither"'
+    only_neither = Phrase(gettext_noop('every answer is "neither"'))
     return ComparisonMeasures(
         share_positive=_share(tallies, 2, 1, only_neither, resamples, seed),
-        share_neither=_share(tallies, 3, 0, "there are no comparisons", resamples, seed),
+        share_neither=_share(
+            tallies, 3, 0, Phrase(gettext_noop("there are no comparisons")), resamples, seed
+        ),
         position_bias=_share(tallies, 4, 1, only_neither, resamples, seed),
         n_responders=len(tallies),
         n_comparisons=len(answers),

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evalsite.agreement.phrases import Phrase, gettext_noop
 from evalsite.fidelity.common import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    RESPONDERS,
     FloatArray,
     Measured,
     entropy_bits,
@@ -85,11 +87,11 @@ def items_talk(
     entropy = measured(
         statistic,
         len(by_responder),
-        unit="responders",
+        unit=RESPONDERS,
         resamples=resamples,
         seed=seed,
         interval="basic",
-        undefined="no item is mentioned once the prompt's items are removed",
+        undefined=Phrase(gettext_noop("no item is mentioned once the prompt's items are removed")),
     )
     return ItemsTalkMeasures(
         entropy=entropy,

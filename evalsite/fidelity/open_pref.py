@@ -15,9 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evalsite.agreement.phrases import Phrase, gettext_noop
 from evalsite.fidelity.common import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    RESPONDERS,
     FloatArray,
     Measured,
     entropy_bits,
@@ -78,11 +80,11 @@ def open_pref(
         return measured(
             lambda weights: entropy_bits(weights @ counts),
             len(counts),
-            unit="responders",
+            unit=RESPONDERS,
             resamples=resamples,
             seed=seed,
             interval="basic",
-            undefined="no aspect is labelled",
+            undefined=Phrase(gettext_noop("no aspect is labelled")),
         )
 
     return OpenPrefMeasures(

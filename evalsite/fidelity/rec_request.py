@@ -17,16 +17,20 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from evalsite.agreement.phrases import Phrase, gettext_noop
 from evalsite.fidelity.common import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    RESPONDERS,
     FloatArray,
     Measured,
     measured,
     ratio,
 )
 
-NO_EMBEDDINGS = "no embeddings were given, so embedding diversity is not measured"
+NO_EMBEDDINGS = Phrase(
+    gettext_noop("no embeddings were given, so embedding diversity is not measured")
+)
 # A CJK character, or a run of other letters and digits.
 _WORD = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W_\u3400-\u9fff\uf900-\ufaff]+")
 
@@ -115,10 +119,10 @@ def rec_request(
     ttr = measured(
         mean_ratio,
         len(responders),
-        unit="responders",
+        unit=RESPONDERS,
         resamples=resamples,
         seed=seed,
-        undefined="no request has a word",
+        undefined=Phrase(gettext_noop("no request has a word")),
     )
     diversity = Measured(None, None, (NO_EMBEDDINGS,))
     if embeddings is not None:
@@ -136,10 +140,10 @@ def rec_request(
         diversity = measured(
             spread,
             len(responders),
-            unit="responders",
+            unit=RESPONDERS,
             resamples=resamples,
             seed=seed,
-            undefined="there are no requests",
+            undefined=Phrase(gettext_noop("there are no requests")),
         )
     return RecRequestMeasures(
         type_token_ratio=ttr,

@@ -132,3 +132,21 @@ def test_by_frequency_splits_the_items() -> None:
     assert split["frequent"].n_items == 3
     assert split["infrequent"].pearson.value is None
     assert split["infrequent"].n_items == 3
+
+
+def test_the_notes_read_in_the_readers_language() -> None:
+    """A constant gives null with a note, and a page in Chinese shows the note in Chinese."""
+    from django.utils import translation
+
+    from evalsite.agreement.phrases import shown
+
+    constant = bin_pref(
+        answers_for({"a": 3.0, "b": 3.0, "c": 3.0}, {"a": [True], "b": [False], "c": [True]})
+    )
+    few = bin_pref(answers_for({"a": 1.0, "b": 5.0}, {"a": [False], "b": [True]}))
+    with translation.override("zh-hans"):
+        assert shown(constant.pearson.notes[0]) == "每个条目的平均评分都相同，因此 Pearson r 无定义"
+        # The unit resampled is a phrase too, inside the CI's note.
+        assert shown(few.yes_rate.notes[0]) == "只有 2 个条目；自助法置信区间至少需要 10 个"
+    with translation.override("en"):
+        assert shown(few.yes_rate.notes[0]) == "only 2 items; a bootstrap CI needs at least 10"
