@@ -296,6 +296,32 @@ def release_held(user: Any) -> int:
     return len(held)
 
 
+def release_outsiders(campaign: Campaign) -> int:
+    """Give back the items of ``campaign`` held by annotators no longer on its team; how many.
+
+    Used when a coordinator narrows the team, so that the items go to the team now rather than
+    when the holds expire. A campaign listing nobody is open to every annotator.
+    """
+    team = list(campaign.annotators.values_list("pk", flat=True))
+    if not team:
+        return 0
+    with transaction.atomic():
+        held = list(
+            _locked(
+                Assignment.objects.filter(campaign=campaign, status=Assignment.Status.HELD).exclude(
+                    annotator_id__in=team
+                )
+            ).values_list("pk", "transcript_id")
+        )
+        if not held:
+            return 0
+        Assignment.objects.filter(pk__in=[pk for pk, _ in held]).update(
+            status=Assignment.Status.EXPIRED
+        )
+        _release([transcript_id for _, transcript_id in held])
+    return len(held)
+
+
 def take_up(user: Any, transcript: Transcript, *, now: datetime | None = None) -> Assignment:
     """Hold again an item ``user`` skipped, while it still has a free place."""
     campaign = transcript.campaign

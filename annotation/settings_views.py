@@ -12,7 +12,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation import campaign_lifecycle, gold
+from annotation import campaign_lifecycle, gold, queue
 from annotation.models import Campaign, Transcript
 from annotation.settings_forms import CampaignSettingsForm, GoldForm
 from evalsite import archive
@@ -43,6 +43,7 @@ def campaign_settings(request: HttpRequest, campaign_id: int) -> HttpResponse:
     form = CampaignSettingsForm(request.POST or None, instance=campaign)
     if request.method == "POST" and form.is_valid():
         form.save()
+        queue.release_outsiders(campaign)
         messages.success(request, _("Settings saved."))
         return redirect("annotation:settings", campaign.pk)
     context = {

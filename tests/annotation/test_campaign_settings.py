@@ -296,3 +296,27 @@ def test_a_new_campaign_proposes_a_loaded_rubric(
 ) -> None:
     form = coordinator_client.get(reverse("annotation:campaign_new")).context["form"]
     assert form["rubric"].value() == rubric.pk
+
+
+@pytest.mark.django_db
+def test_narrowing_the_team_gives_back_at_once_what_those_left_out_held(
+    coordinator_client: Client, campaign: Campaign, rubric: Rubric
+) -> None:
+    kept, dropped = person("kept", roles.ANNOTATORS), person("dropped", roles.ANNOTATORS)
+    kept_item = queue.next_for(kept, campaign)
+    dropped_item = queue.next_for(dropped, campaign)
+    assert kept_item is not None and dropped_item is not None
+    taken = Transcript.objects.get(pk=dropped_item.transcript_id).active_count
+    url = reverse("annotation:settings", args=[campaign.pk])
+    response = coordinator_client.post(url, settings_data(campaign, rubric, annotators=[kept.pk]))
+    assert response.status_code == 302
+    dropped_item.refresh_from_db()
+    kept_item.refresh_from_db()
+    assert dropped_item.status == Assignment.Status.EXPIRED
+    assert kept_item.status == Assignment.Status.HELD
+    # The place the dropped annotator held is free again for the team.
+    assert Transcript.objects.get(pk=dropped_item.transcript_id).active_count == taken - 1
+    # A team of nobody is open to all: saving it releases nothing.
+    response = coordinator_client.post(url, settings_data(campaign, rubric))
+    kept_item.refresh_from_db()
+    assert kept_item.status == Assignment.Status.HELD
