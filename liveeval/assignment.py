@@ -37,7 +37,6 @@ from itertools import accumulate
 from typing import TypeAlias
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 JudgeId: TypeAlias = int | str
 TaskId: TypeAlias = int | str
@@ -160,6 +159,10 @@ def _space_out_tasks(queue: list[TaskId], offset: int, n_systems: int) -> None:
                     for column, task in enumerate(tasks):
                         if task == queue[neighbour]:
                             cost[row, column] += size + 1
+        # Imported here: scipy.optimize takes a quarter of a second to import, which every
+        # process would pay at start-up for a function only campaign planning calls.
+        from scipy.optimize import linear_sum_assignment
+
         rows, columns = linear_sum_assignment(cost)
         for row, column in zip(rows, columns, strict=True):
             queue[positions[row]] = tasks[column]

@@ -30,9 +30,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import openai
 from asgiref.sync import sync_to_async
 
 from evalsite.llm.answers import Completion, Embeddings, JSONAnswer, Message, validated
@@ -48,10 +47,20 @@ from evalsite.llm.record import (
 )
 from evalsite.models import LLMCall
 
+if TYPE_CHECKING:
+    import openai
+
 T = TypeVar("T")
 Sleep = Callable[[float], Awaitable[None]]
 
-RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError)
+
+def sdk() -> Any:
+    """The ``openai`` SDK, imported when a call is first made: it takes a third of a second to
+    import, which every process (the web server, each job worker, each command) would otherwise
+    pay at start-up."""
+    import openai
+
+    return openai
 
 
 class LLMClient:
@@ -223,7 +232,7 @@ class LLMClient:
 
     def _client(self) -> openai.AsyncOpenAI:
         if self._sdk is None:
-            self._sdk = openai.AsyncOpenAI(
+            self._sdk = sdk().AsyncOpenAI(
                 base_url=self.config.base_url,
                 api_key=self.config.api_key(),
                 max_retries=0,
@@ -235,12 +244,14 @@ class LLMClient:
         self, create: Callable[..., Awaitable[Any]], body: dict[str, Any]
     ) -> tuple[Any, int]:
         limit = endpoint_limit(self.config.base_url, self.config.concurrency)
+        openai = sdk()
+        retryable = (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError)
         for attempt in range(1, self.config.max_attempts + 1):
             try:
                 # The limit is held per attempt, not across the wait before a retry.
                 async with limit:
                     return await create(**body), attempt
-            except RETRYABLE as error:
+            except retryable as error:
                 if attempt == self.config.max_attempts:
                     raise LLMError(
                         f"{_describe(error)}, after {attempt} attempt(s)",
@@ -290,10 +301,11 @@ def _read_embeddings(response: Any, expected: int, attempts: int) -> tuple[list[
 
 
 def _status(error: Exception) -> int | None:
-    return error.status_code if isinstance(error, openai.APIStatusError) else None
+    return error.status_code if isinstance(error, sdk().APIStatusError) else None
 
 
 def _describe(error: Exception) -> str:
+    openai = sdk()
     if isinstance(error, openai.APITimeoutError):
         return "the request timed out"
     if isinstance(error, openai.APIConnectionError):

@@ -14,8 +14,6 @@ import threading
 import weakref
 from collections.abc import Mapping
 
-import openai
-
 from evalsite.llm.config import LLMConfig
 
 _limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
@@ -64,6 +62,8 @@ def retry_after(headers: Mapping[str, str], now: dt.datetime | None = None) -> f
 
 def wait_before(config: LLMConfig, attempt: int, error: Exception) -> float:
     """Seconds to wait after failed attempt number ``attempt`` (1 for the first)."""
+    import openai  # imported by the client before any call is made
+
     asked = None
     if isinstance(error, openai.APIStatusError):
         asked = retry_after(error.response.headers)
