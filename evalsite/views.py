@@ -68,7 +68,9 @@ def _visible_job(request: HttpRequest, job_id: int) -> Job:
 @roles.coordinator_required
 def job_list(request: HttpRequest) -> HttpResponse:
     jobs.reap_interrupted()
-    return render(request, "jobs/list.html", {"jobs": Job.objects.defer("result")[:100]})
+    # Each job described once: its description may read the job's result and what it names.
+    rows = [(job, job.description) for job in Job.objects.all()[:100]]
+    return render(request, "jobs/list.html", {"rows": rows})
 
 
 @login_required

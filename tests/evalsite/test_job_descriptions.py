@@ -120,3 +120,26 @@ def test_the_counting_kind_says_its_sum() -> None:
     job = jobs.run(jobs.create("testing.count", {"total": 15}))
     assert job.description.sentence == "Counted 15 steps; their sum is 105."
     assert job.description.counted
+
+
+def test_the_job_list_describes_each_job_once(coordinator_client: Client) -> None:
+    """Ten more finished imports cost the list one query each (the campaign they name)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def imports(count: int) -> None:
+        for _ in range(count):
+            job = jobs.create("annotation.import_transcripts", {"campaign": "Listed"})
+            Job.objects.filter(pk=job.pk).update(
+                status=Job.Status.DONE, result={"campaign": "Listed", "transcripts": 3}
+            )
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert coordinator_client.get(reverse("job_list")).status_code == 200
+        return len(captured.captured_queries)
+
+    imports(10)
+    before = queries()
+    imports(10)
+    assert queries() - before <= 10
