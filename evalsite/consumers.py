@@ -24,16 +24,15 @@ class JobProgressConsumer(ClosedOnRevocation):
 
     async def connect(self) -> None:
         job_id = int(self.scope["url_route"]["kwargs"]["job_id"])
-        job = await self._visible_job(job_id)
-        if job is None:
+        event = await self._visible_job(job_id)
+        if event is None:
             await self.close(code=4403)
             return
         self.group = jobs.group_name(job_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         await self.watch_user()
-        now = await self._visible_job(job_id)
-        await self._push((now or job).as_event())
+        await self._push(await self._visible_job(job_id) or event)
 
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "group"):
@@ -48,7 +47,9 @@ class JobProgressConsumer(ClosedOnRevocation):
             await self.close()
 
     @database_sync_to_async
-    def _visible_job(self, job_id: int) -> Job | None:
+    def _visible_job(self, job_id: int) -> JobEvent | None:
+        """The job's bar as it stands, if the user may watch it. Built in the database thread:
+        describing a job may read what it names (a report job its campaign)."""
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             return None
@@ -57,7 +58,7 @@ class JobProgressConsumer(ClosedOnRevocation):
             return None
         if job.created_by_id != user.pk and not roles.has_role(user, roles.COORDINATORS):
             return None
-        return job
+        return job.as_event()
 
     @database_sync_to_async
     def _render(self, event: JobEvent) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from liveeval import aliases, assignment, chat
 from liveeval.assignment import Replan, Slot, SlotStatus
@@ -261,7 +262,7 @@ def progress(campaign: Campaign) -> dict[str, Any]:
         .values("system__name", "system__alias", "user__username", "status")
         .annotate(n=Count("pk"), rated=Count("pk", filter=Q(rating__isnull=False)))
     )
-    overall = Progress(label="all")
+    overall = Progress(label=gettext("all conversations"))
     by_system: dict[str, Progress] = defaultdict(Progress)
     by_judge: dict[str, Progress] = defaultdict(Progress)
     for row in rows:

@@ -74,7 +74,10 @@ class DialogueSystem(models.Model):
         _("public alias"),
         max_length=64,
         unique=True,
-        help_text=_("The only name judges see, e.g. 'System C'."),
+        help_text=_(
+            "A short name for coordinators and exports, e.g. 'System C'; judges see a random "
+            "code per campaign instead."
+        ),
     )
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     config = models.JSONField(_("adapter configuration"), default=dict, blank=True)

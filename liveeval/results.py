@@ -153,8 +153,14 @@ def leaderboard_context(campaign: Campaign, lang: str | None = None) -> dict[str
         if simulated_rows
         else None,
         "measures": metrics.MEASURES,
+        "measure_labels": _measure_labels(),
     }
     return context
+
+
+def _measure_labels() -> dict[str, str]:
+    """Each rating measure's name in the reader's language, by its key."""
+    return {measure.name: shown(measure.label) for measure in metrics.MEASURES}
 
 
 def _named(

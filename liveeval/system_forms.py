@@ -82,7 +82,9 @@ class SystemForm(forms.ModelForm[DialogueSystem]):
         self.family = family
         self.fields["alias"].required = False
         self.fields["alias"].help_text = _(
-            "The only name judges see; the next free 'System X' when left empty."
+            "The system's short name on coordinators' pages and in exports; the next free "
+            "'System X' when left empty. Judges never see it: in each campaign a system is "
+            "shown under a random code of its own, such as 'System 042'."
         )
         self.fields["name"].required = False
         if self.instance.pk:

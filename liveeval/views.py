@@ -113,9 +113,11 @@ def end_session(request: HtmxHttpRequest, session_id: int) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def rate_session(request: HtmxHttpRequest, session_id: int) -> HttpResponse:
     session = _own_session(request, session_id)
+    if request.method == "GET":  # an address kept after posting: the rating is on the chat page
+        return redirect("liveeval:chat", session_id=session.pk)
     refused = rating.refusal(session)
     if refused:
         return HttpResponse(refused, status=409)

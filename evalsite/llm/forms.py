@@ -17,6 +17,11 @@ from evalsite.llm.config import LLMConfig
 from evalsite.llm.credentials import credentials
 from evalsite.llm.errors import LLMConfigError
 
+NO_ENDPOINT = _(
+    "No LLM endpoint is configured on this server, so nothing can be sent to a model yet. "
+    "The operator names the endpoints in EVALSITE_LLM_KEYS and restarts the server."
+)
+
 
 class EndpointForm(forms.Form):
     """Which named credential reaches the model and how hard to call it; never a key or URL."""
@@ -44,6 +49,10 @@ class EndpointForm(forms.Form):
         field = self.fields["credential"]
         assert isinstance(field, forms.ChoiceField)
         field.choices = [(item.name, f"{item.name} ({item.base_url})") for item in credentials()]
+        if not field.choices:
+            # Say why nothing can be chosen, before and after a try, rather than "required".
+            field.help_text = NO_ENDPOINT
+            field.error_messages["required"] = NO_ENDPOINT
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

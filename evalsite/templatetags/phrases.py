@@ -29,3 +29,9 @@ def listed(words: object) -> object:
 def level(name: object) -> object:
     """``{{ block.level|level }}``: a measurement level in the reader's language."""
     return level_name(name) if isinstance(name, str) else name
+
+
+@register.filter
+def label_of(labels: object, key: object) -> object:
+    """``{{ labels|label_of:key }}``: the label a mapping gives ``key``, or the key itself."""
+    return labels.get(key, key) if isinstance(labels, dict) else key

@@ -21,7 +21,7 @@ NOT_PAGES: dict[str, str] = {
     "job_resume": "POST only",
     "from_live:send": "POST only",
     "liveeval:end_session": "POST only",
-    "liveeval:rate_session": "POST only",
+    "liveeval:rate_session": "a post; asked for as a page, it leads to the chat page",
     "liveeval:campaign_open": "POST only",
     "liveeval:campaign_close": "POST only",
     "liveeval:campaign_export": "a CSV or XLSX file",

@@ -8,7 +8,8 @@ from django.contrib.auth.models import User
 from evalsite import jobs
 from evalsite.asgi import application
 from evalsite.consumers import JobProgressConsumer
-from evalsite.models import Job
+from evalsite.job_descriptions import JobDescription
+from evalsite.models import Job, JobEvent
 from tests.channels_auth import session_headers
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -86,9 +87,9 @@ async def test_a_job_finishing_while_the_socket_connects_is_not_missed(
     so the finishing push reaches no one; the bar sent on connecting must still say done."""
     job = await database_sync_to_async(jobs.create)("testing.count", {"total": 2}, user=judge)
     read = JobProgressConsumer._visible_job
-    reads: list[Job | None] = []
+    reads: list[JobEvent | None] = []
 
-    def read_then_finish(consumer: JobProgressConsumer, job_id: int) -> Job | None:
+    def read_then_finish(consumer: JobProgressConsumer, job_id: int) -> JobEvent | None:
         seen = read.__wrapped__(consumer, job_id)
         reads.append(seen)
         if len(reads) == 1:
@@ -106,4 +107,28 @@ async def test_a_job_finishing_while_the_socket_connects_is_not_missed(
     first = await communicator.receive_from(timeout=5)
     assert 'data-status="done"' in first
     assert (await communicator.receive_output(timeout=5))["type"] == "websocket.close"
+    await communicator.disconnect()
+
+
+@jobs.job_kind("tests.described_from_the_database", describe=lambda job: _named_by_its_user(job))
+def _described(context: jobs.JobContext) -> dict[str, object]:
+    return {}
+
+
+def _named_by_its_user(job: Job) -> JobDescription:
+    # Like a report job, whose description reads the campaign it names.
+    return JobDescription(User.objects.filter(pk=job.created_by_id or 0).get().username)
+
+
+async def test_a_job_described_from_the_database_shows_its_bar(judge: User) -> None:
+    job = await database_sync_to_async(jobs.create)(
+        "tests.described_from_the_database", {}, user=judge
+    )
+    communicator = WebsocketCommunicator(
+        application, f"/ws/jobs/{job.pk}/", headers=await session_headers(judge)
+    )
+    connected, _ = await communicator.connect()
+    assert connected is True
+    first = await communicator.receive_from(timeout=5)
+    assert f'id="job-bar-{job.pk}"' in first
     await communicator.disconnect()

@@ -75,3 +75,14 @@ def test_the_endpoint_form_offers_only_named_credentials(settings: Settings) -> 
 
     refused = EndpointForm({"credential": "SECRET_KEY", "model": "qwen", "concurrency": 2})
     assert not refused.is_valid() and "credential" in refused.errors
+
+
+def test_without_any_endpoint_the_form_says_why_nothing_can_be_chosen(settings: Settings) -> None:
+    from django.utils import translation
+
+    settings.LLM_KEYS = ""
+    with translation.override("en"):
+        form = EndpointForm({"model": "qwen", "concurrency": 2})
+        assert "EVALSITE_LLM_KEYS" in str(form.fields["credential"].help_text)
+        assert not form.is_valid()
+        assert "No LLM endpoint is configured" in form.errors["credential"][0]

@@ -473,7 +473,7 @@ def test_the_leaderboard_sets_simulated_judges_beside_human_ones(
     assert 'id="leaderboard-human"' in page and 'id="leaderboard-simulated"' in page
     agreement = page[page.index('id="source-agreement"') :]
     # One shared (task, system) pair: C agrees (both 0), Sa does not (−1 against 1).
-    assert "<td>completed</td><td>1</td>" in agreement
+    assert "<td>task completion</td><td>1</td>" in agreement
     assert "<td>1.000</td>" in agreement and "<td>0.000</td>" in agreement
     # One pair is far from the 30 per judge the alternative annotator test needs.
     verdict = page[page.index('id="source-verdict"') : page.index('id="source-agreement"')]

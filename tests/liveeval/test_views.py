@@ -130,6 +130,24 @@ class TestJudgeFlow:
         response = judge_client.post(reverse("liveeval:next_session"))
         assert response["Location"] == reverse("liveeval:chat", args=[first.pk])
 
+    def test_the_home_button_says_what_it_opens(
+        self, judge: User, judge_client: Client, systems: list[DialogueSystem]
+    ) -> None:
+        judge_client.cookies["django_language"] = "en"
+        campaign = make_open_campaign(systems, [judge], k=1)
+
+        def button() -> str:
+            html = judge_client.get(reverse("home")).content.decode()
+            return html.split('id="start-next">')[1].split("<")[0]
+
+        assert button() == "Start next conversation"
+        judge_client.post(reverse("liveeval:next_session"))
+        assert button() == "Continue the conversation"
+        campaign.sessions.get(user=judge, status=ChatSession.Status.OPEN).end(
+            ChatSession.EndReason.USER
+        )
+        assert button() == "Rate the finished conversation"
+
     def test_nothing_waiting_says_so(self, judge_client: Client) -> None:
         response = judge_client.post(reverse("liveeval:next_session"), follow=True)
         assert "no conversation waiting" in response.content.decode()
@@ -380,6 +398,17 @@ class TestResults:
         baseline_row = html.index('data-system="baseline"')
         assert reference_row < baseline_row
         assert 'id="judge-agreement"' in html
+
+    def test_the_agreement_table_names_the_measures_in_the_readers_language(
+        self, coordinator_client: Client, rated_campaign: Campaign
+    ) -> None:
+        coordinator_client.cookies["django_language"] = "zh-hans"
+        html = coordinator_client.get(
+            reverse("liveeval:leaderboard", args=[rated_campaign.pk])
+        ).content.decode()
+        table = html[html.index('id="judge-agreement"') :]
+        table = table[: table.index("</table>")]
+        assert "<td>满意度</td>" in table and "<td>satisfaction</td>" not in table
 
     def test_the_leaderboard_gives_the_pooled_figures_and_the_most_average_turns(
         self, coordinator_client: Client, rated_campaign: Campaign

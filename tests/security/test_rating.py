@@ -64,3 +64,15 @@ def test_a_closed_campaign_takes_ratings_only_when_late_rating_is_allowed(
     assert Rating.objects.filter(session=session).exists() is late
     if not late:
         assert "closed and takes no more ratings" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_rating_address_opened_as_a_page_leads_to_the_own_chat_only(
+    judge: User, other_judge: User
+) -> None:
+    session = ended_session(judge, make_system("reference", "ref-r", "System RR"))
+    url = reverse("liveeval:rate_session", args=[session.pk])
+    answer = logged_in(judge).get(url)
+    assert answer.status_code == 302
+    assert answer["Location"] == reverse("liveeval:chat", args=[session.pk])
+    assert logged_in(other_judge).get(url).status_code == 403
