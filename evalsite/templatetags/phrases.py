@@ -8,6 +8,7 @@ from django import template
 from evalsite.agreement.phrases import level_name
 from evalsite.agreement.phrases import listed as listed_words
 from evalsite.agreement.phrases import shown as shown_phrase
+from evalsite.persona_names import persona_name
 
 register = template.Library()
 
@@ -35,3 +36,10 @@ def level(name: object) -> object:
 def label_of(labels: object, key: object) -> object:
     """``{{ labels|label_of:key }}``: the label a mapping gives ``key``, or the key itself."""
     return labels.get(key, key) if isinstance(labels, dict) else key
+
+
+@register.filter
+def persona(name: object) -> object:
+    """``{{ transcript.persona_emotion|persona }}``: a CONCEPT persona name in the reader's
+    language."""
+    return persona_name(name) if isinstance(name, str) else name

@@ -9,6 +9,7 @@ from django import forms
 from django.utils.translation import gettext_lazy
 
 from evalsite.llm.forms import EndpointForm
+from evalsite.persona_names import AGE_GROUP_NAMES, EMOTION_NAMES
 from liveeval.models import Campaign, DialogueSystem, TaskCard
 from liveeval.simulation.personas import AGE_GROUPS, EMOTIONS, Persona
 
@@ -16,12 +17,12 @@ from liveeval.simulation.personas import AGE_GROUPS, EMOTIONS, Persona
 class SimulationForm(EndpointForm):
     emotions = forms.MultipleChoiceField(
         label=gettext_lazy("Emotions"),
-        choices=[(name, name) for name in EMOTIONS],
+        choices=[(name, EMOTION_NAMES[name]) for name in EMOTIONS],
         widget=forms.CheckboxSelectMultiple,
     )
     age_groups = forms.MultipleChoiceField(
         label=gettext_lazy("Age groups"),
-        choices=[(name, name) for name in AGE_GROUPS],
+        choices=[(name, AGE_GROUP_NAMES[name]) for name in AGE_GROUPS],
         widget=forms.CheckboxSelectMultiple,
     )
     tasks = forms.ModelMultipleChoiceField(

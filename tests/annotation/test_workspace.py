@@ -96,6 +96,17 @@ class TestShowing:
         html = client_of.get(start(client_of, campaign)).content.decode()
         assert '<span class="feelings">' in html and "Hopeful." in html
 
+    def test_the_persona_reads_in_the_readers_language(
+        self, client_of: Client, campaign_factory: Callable[..., Campaign]
+    ) -> None:
+        campaign = campaign_factory(items=1)
+        item = start(client_of, campaign)
+        client_of.cookies["django_language"] = "en"
+        assert "Curiosity · Adults" in client_of.get(item).content.decode()
+        client_of.cookies["django_language"] = "zh-hans"
+        html = client_of.get(item).content.decode()
+        assert "好奇 · 成年人" in html and "Curiosity" not in html
+
     def test_it_shows_chinese_questions_and_levels_in_chinese(
         self, client_of: Client, campaign: Campaign
     ) -> None:
