@@ -224,6 +224,11 @@ class TestRevising:
         client_of.post(url, answers(value=2))
         mine = client_of.get(reverse("annotation:mine", args=[campaign.pk])).content.decode()
         assert f'href="{url}"' in mine
+        # The time spent (12,345 ms) reads in the reader's language.
+        client_of.cookies["django_language"] = "zh-hans"
+        chinese = client_of.get(reverse("annotation:mine", args=[campaign.pk])).content.decode()
+        assert "<td>12 秒</td>" in chinese
+        client_of.cookies["django_language"] = "en"
         html = client_of.get(url).content.decode()
         assert 'id="id_answer_manner_2" value="2" data-key="2" required checked' in html
         assert "Save changes" in html and "skip-form" not in html
