@@ -90,13 +90,18 @@ def reclaim_expired(campaign: Campaign, *, now: datetime | None = None) -> int:
             )
         ).values_list("pk", "transcript_id")
     )
-    if not expired:
+    return _expire(expired)
+
+
+def _expire(held: list[tuple[int, int]]) -> int:
+    """Mark these (assignment, transcript) holds expired and give their places back; how many."""
+    if not held:
         return 0
-    Assignment.objects.filter(pk__in=[pk for pk, _ in expired]).update(
+    Assignment.objects.filter(pk__in=[pk for pk, _ in held]).update(
         status=Assignment.Status.EXPIRED
     )
-    _release([transcript_id for _, transcript_id in expired])
-    return len(expired)
+    _release([transcript_id for _, transcript_id in held])
+    return len(held)
 
 
 # A prime above every shuffle key (keys are drawn below 2**31 at import): k -> (a*k + b) mod P
@@ -287,13 +292,7 @@ def release_held(user: Any) -> int:
                 Assignment.objects.filter(annotator=user, status=Assignment.Status.HELD)
             ).values_list("pk", "transcript_id")
         )
-        if not held:
-            return 0
-        Assignment.objects.filter(pk__in=[pk for pk, _ in held]).update(
-            status=Assignment.Status.EXPIRED
-        )
-        _release([transcript_id for _, transcript_id in held])
-    return len(held)
+        return _expire(held)
 
 
 def release_outsiders(campaign: Campaign) -> int:
@@ -313,13 +312,7 @@ def release_outsiders(campaign: Campaign) -> int:
                 )
             ).values_list("pk", "transcript_id")
         )
-        if not held:
-            return 0
-        Assignment.objects.filter(pk__in=[pk for pk, _ in held]).update(
-            status=Assignment.Status.EXPIRED
-        )
-        _release([transcript_id for _, transcript_id in held])
-    return len(held)
+        return _expire(held)
 
 
 def take_up(user: Any, transcript: Transcript, *, now: datetime | None = None) -> Assignment:
