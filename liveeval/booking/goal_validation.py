@@ -95,7 +95,7 @@ class Intent:
             if self.min_stars is not None:
                 parts.append(Phrase(gettext_noop("%(stars)s★ or more"), stars=self.min_stars))
             if self.room_type is not None:
-                parts.append(self.room_type)
+                parts.append(option_name("hotel", self.room_type))
             if self.max_price is not None:
                 parts.append(Phrase(gettext_noop("≤ %(price)s yuan a night"), price=self.max_price))
             return _series(parts)
@@ -111,14 +111,39 @@ class Intent:
             parts.append(
                 Phrase(gettext_noop("departing %(after)s–%(before)s"), after=after, before=before)
             )
-        for value in (self.cabin, self.seat):
+        for domain, value in (("flight", self.cabin), ("train", self.seat)):
             if value is not None:
-                parts.append(value)
+                parts.append(option_name(domain, value))
         if self.train_type is not None:
             parts.append(Phrase(gettext_noop("type %(type)s"), type=self.train_type))
         if self.max_price is not None:
             parts.append(Phrase(gettext_noop("≤ %(price)s yuan"), price=self.max_price))
         return _series(parts)
+
+
+# A cabin, seat class or room type as people say it: "first" is a flight's first class but a
+# train's first-class seat, which Chinese names differently (头等舱, 一等座).
+OPTION_NAMES = {
+    ("flight", "economy"): gettext_noop("economy class"),
+    ("flight", "business"): gettext_noop("business class"),
+    ("flight", "first"): gettext_noop("first class"),
+    ("train", "second"): gettext_noop("second-class seat"),
+    ("train", "first"): gettext_noop("first-class seat"),
+    ("train", "business"): gettext_noop("business-class seat"),
+    ("train", "hard_seat"): gettext_noop("hard seat"),
+    ("train", "hard_sleeper"): gettext_noop("hard sleeper"),
+    ("train", "soft_sleeper"): gettext_noop("soft sleeper"),
+    ("hotel", "king"): gettext_noop("king room"),
+    ("hotel", "twin"): gettext_noop("twin room"),
+    ("hotel", "suite"): gettext_noop("suite"),
+}
+
+
+def option_name(domain: str, option: str) -> str:
+    """``option`` of a ``domain`` as a phrase shown in the reader's language; an unknown one as
+    it is."""
+    msgid = OPTION_NAMES.get((domain, option))
+    return Phrase(msgid) if msgid is not None else option
 
 
 def _series(parts: Sequence[str]) -> str:

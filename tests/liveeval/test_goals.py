@@ -294,6 +294,21 @@ class TestExplainGoal:
         with translation.override("en"):
             assert shown(missing.phrase()) == str(missing)
 
+    def test_classes_and_room_types_read_as_people_say_them(self) -> None:
+        """A flight's "first" is 头等舱 and a train's is 一等座; raw option keys never show."""
+        train = ("train", {"from_city": "北京", "to_city": "上海", "date": "+1", "seat": "first"})
+        plane = ("flight", {"from_city": "北京", "to_city": "上海", "date": "+1", "cabin": "first"})
+        room = ("hotel", {"city": "上海", "check_in": "+1", "room_type": "king"})
+        outcomes = explain_goal(goal(train, plane, room), [], TODAY)
+        with translation.override("en"):
+            said = [shown(outcome.phrase()) for outcome in outcomes]
+        assert "first-class seat" in said[0] and "first class" in said[1]
+        assert "king room" in said[2]
+        with translation.override("zh-hans"):
+            said = [shown(outcome.phrase()) for outcome in outcomes]
+        assert "一等座" in said[0] and "头等舱" in said[1] and "大床房" in said[2]
+        assert not any("first" in text or "king" in text for text in said)
+
 
 def test_bookings_are_described_for_people() -> None:
     described = describe_bookings([flight("FL-1"), hotel("HT-2", total=1031)])

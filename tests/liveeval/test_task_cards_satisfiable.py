@@ -115,7 +115,7 @@ def test_it_reports_what_the_world_cannot_offer(december: None) -> None:
     }
     problems = check_goal_satisfiable(impossible, FIRST_START)
     assert problems == [
-        "intent 2 (train 北京→上海 2026-12-02, hard_sleeper, type G): "
+        "intent 2 (train 北京→上海 2026-12-02, hard sleeper, type G): "
         "nothing in the booking world fits",
         "intent 3 (hotel 上海 from 2026-11-30, 1 night(s)): its date is before 2026-12-01",
         "intent 4 (hotel 上海 from 2027-01-10, 1 night(s)): nothing in the booking world fits",
