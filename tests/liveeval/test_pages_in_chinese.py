@@ -57,3 +57,17 @@ def test_the_review_pages_goal_explanation_reads_in_chinese(
     data = [*live_data(rated_campaign), baseline.task.title_zh, baseline.task.description_zh]
     assert english_runs(html, data) == []
     assert "✗ " in html and "没有" in html
+
+
+def test_the_review_pages_bookings_name_their_kind_in_chinese(
+    rated_campaign: Campaign, coordinator_client: Client
+) -> None:
+    from liveeval.booking.models import Booking
+
+    session = rated_campaign.sessions.filter(system__slug="baseline").first()
+    assert session is not None
+    Booking.objects.create(
+        session=session, reference="TR-1", domain="train", item_id=1, option="second", price=553
+    )
+    html = chinese_page(coordinator_client, reverse("liveeval:session_review", args=[session.pk]))
+    assert '<span data-domain="train">火车票</span>' in html
