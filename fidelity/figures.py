@@ -6,7 +6,7 @@ paper reported for that measure is a dashed vertical line, labelled with who it 
 
 from __future__ import annotations
 
-from evalsite.agreement.phrases import shown as in_language
+from evalsite.agreement.phrases import shown
 from evalsite.charts import Figure, Frame, Line, Point, Text
 from fidelity.references import Reference
 from fidelity.report import GroupRow
@@ -28,12 +28,12 @@ def measure_figure(
 ) -> Figure | None:
     """The figure of ``measure``, or None when no group has a value for it."""
     cells = [(row.group, row.cell(measure)) for row in rows]
-    shown = [(group, cell) for group, cell in cells if cell.value is not None]
+    valued = [(group, cell) for group, cell in cells if cell.value is not None]
     lines = [ref for ref in references if ref.measure == measure]
-    if not shown:
+    if not valued:
         return None
-    values = [cell.value for _, cell in shown if cell.value is not None]
-    values += [bound for _, cell in shown if cell.ci is not None for bound in cell.ci]
+    values = [cell.value for _, cell in valued if cell.value is not None]
+    values += [bound for _, cell in valued if cell.ci is not None for bound in cell.ci]
     values += [ref.value for ref in lines]
     low, high = min(values), max(values)
     pad = (high - low) * 0.08 or 0.5
@@ -56,7 +56,7 @@ def measure_figure(
         x = frame.x(ref.value)
         figure.lines.append(Line(x, TOP - 4, x, bottom, "reference"))
         figure.texts.append(Text(x, TOP - 6, str(index + 1), fill="#6b7280"))
-        label = f"{index + 1}: {in_language(ref.group)} {ref.value:g} ({in_language(ref.source)})"
+        label = f"{index + 1}: {shown(ref.group)} {ref.value:g} ({shown(ref.source)})"
         figure.texts.append(
             Text(LEFT, bottom + 30 + 16 * index, label, anchor="start", fill="#6b7280")
         )
