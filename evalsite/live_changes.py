@@ -9,8 +9,10 @@ notice, at most once a second however many changes arrive; the page (``static/js
 and permission checks as a first visit. The socket carries no data of its own.
 
 Notices reach every server only through a shared channel layer (Redis). With the in-memory
-layer a change made by one process would not reach the sockets of another, so pages keep
-polling instead (:func:`pushes_are_shared` is false) as they do without this module.
+layer (``make demo``: one daphne) the socket still carries every change that people make
+through the pages, but a change made by another process, such as a job worker's simulated
+judges, does not reach it; pages then keep polling, more slowly, while their socket is open
+(:func:`pushes_are_shared` is false). With Redis they stop polling while it is open.
 """
 
 from __future__ import annotations

@@ -146,8 +146,17 @@ def test_a_coordinator_runs_a_live_evaluation_from_pages_alone(
 
     page.goto(campaign_url)
     page.locator("#open-campaign").click()
+    expect(page.locator("#campaign-changes")).to_have_attribute("data-socket", "open")
     overall = page.locator("#campaign-progress .progress-numbers").first
     expect(overall).to_have_attribute("data-pending", "4")
+
+    # A conversation that a judge starts shows at once: its notice came over the page's socket,
+    # since the page does not poll again for 20 s while the socket is open.
+    judges[0].goto(f"{url}/")
+    judges[0].locator("#start-next").click()
+    expect(judges[0].locator('#chat-status[data-live="1"]')).to_have_count(1)
+    expect(overall).to_have_attribute("data-in-progress", "1", timeout=4_000)
+    judges[0].goto(f"{url}/")
 
     for judge in judges:
         judge.goto(f"{url}/")

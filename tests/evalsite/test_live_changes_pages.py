@@ -1,5 +1,5 @@
-"""A running campaign's pages listen for changes on a socket only when pushes reach every
-server (Redis); otherwise they poll as before."""
+"""A running campaign's pages listen for changes on a socket; when pushes may not reach every
+server (no Redis) they also keep polling, more slowly, while it is open."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def annotation_campaign() -> AnnotationCampaign:
 
 
 @pytest.mark.parametrize("shared", [True, False])
-def test_the_dashboard_listens_only_when_pushes_are_shared(
+def test_the_dashboard_listens_and_polls_slowly_unless_pushes_are_shared(
     shared: bool,
     coordinator_client: Client,
     annotation_campaign: AnnotationCampaign,
@@ -33,15 +33,15 @@ def test_the_dashboard_listens_only_when_pushes_are_shared(
     page = coordinator_client.get(
         reverse("annotation:dashboard", args=[annotation_campaign.pk])
     ).content.decode()
-    socket = f'ws-connect="/ws/changes/annotation.campaign/{annotation_campaign.pk}/"'
-    assert (socket in page) is shared
+    assert f'ws-connect="/ws/changes/annotation.campaign/{annotation_campaign.pk}/"' in page
+    assert ('data-poll-while-open="20"' in page) is not shared
     # Either way the roster polls while no socket is open, and refetches on a pushed change.
     assert 'hx-trigger="every 4s, live-change"' in page and "data-poll-unless-socket" in page
     assert "data-refresh-on-change" in page
 
 
 @pytest.mark.parametrize("shared", [True, False])
-def test_the_live_campaign_page_listens_only_when_pushes_are_shared(
+def test_the_live_campaign_page_listens_and_polls_slowly_unless_pushes_are_shared(
     shared: bool, coordinator_client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(live_changes, "pushes_are_shared", lambda: shared)
@@ -49,7 +49,8 @@ def test_the_live_campaign_page_listens_only_when_pushes_are_shared(
     page = coordinator_client.get(
         reverse("liveeval:campaign_detail", args=[campaign.pk])
     ).content.decode()
-    assert (f'ws-connect="/ws/changes/liveeval.campaign/{campaign.pk}/"' in page) is shared
+    assert f'ws-connect="/ws/changes/liveeval.campaign/{campaign.pk}/"' in page
+    assert ('data-poll-while-open="20"' in page) is not shared
     assert 'id="campaign-progress"' in page and "data-refresh-on-change" in page
 
 
