@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation import campaign_lifecycle, gold
 from annotation.models import Campaign, Rubric, Transcript
+from annotation.rubrics import default_rubric
 from evalsite import roles
 
 
@@ -63,6 +64,8 @@ class CampaignSettingsForm(forms.ModelForm[Campaign]):
         )
         rubric = self.fields["rubric"]
         assert isinstance(rubric, forms.ModelChoiceField)
+        if self.instance.pk is None:
+            default_rubric()  # a new site has loaded no rubric yet: offer the CONCEPT one
         rubric.queryset = Rubric.objects.order_by("key", "-version")
         if self.instance.pk is None and "rubric" not in self.initial:
             self.initial["rubric"] = rubric.queryset.values_list("pk", flat=True).first()

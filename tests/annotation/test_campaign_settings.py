@@ -103,6 +103,19 @@ def test_a_new_campaign_is_created_empty_and_leads_to_its_import(
 
 
 @pytest.mark.django_db
+def test_a_new_site_offers_the_concept_rubric_to_its_first_campaign(
+    coordinator_client: Client,
+) -> None:
+    assert not Rubric.objects.exists()
+    page = english(coordinator_client).get(reverse("annotation:campaign_new")).content.decode()
+    rubric = Rubric.objects.get(key="concept")
+    assert f'<option value="{rubric.pk}" selected>' in page
+    data = settings_data(None, rubric)
+    assert coordinator_client.post(reverse("annotation:campaign_new"), data).status_code == 302
+    assert Campaign.objects.get(name="Fresh study").rubric == rubric
+
+
+@pytest.mark.django_db
 def test_the_settings_page_saves_every_setting(
     coordinator_client: Client, campaign: Campaign, rubric: Rubric, annotator: User
 ) -> None:

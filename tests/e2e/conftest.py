@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +112,25 @@ def open_scoring_page(page: Page, base_url: str, campaign: str) -> None:
     log_in(page, base_url, "coordinator")
     page.goto(f"{base_url}/annotation/llm/")
     page.get_by_role("link", name=campaign).click()
+
+
+@contextmanager
+def empty_site(set_up: str) -> Iterator[Daphne]:
+    """A new, migrated database served by daphne, with only what ``set_up`` (Python run by
+    ``manage.py shell``, in one process) puts in it."""
+    with TemporaryDatabase() as database:
+        port = free_port()
+        env = database.env(EVALSITE_BASE_URL=f"http://127.0.0.1:{port}")
+        database.manage("migrate", "--noinput", env=env)
+        database.manage("shell", "-c", set_up, env=env)
+        with Daphne(env, port=port) as server:
+            yield server
+
+
+def a_coordinator(username: str, password: str) -> str:
+    """``set_up`` code that adds one coordinator account."""
+    return (
+        "from django.contrib.auth.models import Group, User; "
+        f"u = User.objects.create_user({username!r}, password={password!r}); "
+        "u.groups.add(Group.objects.get(name='coordinators'))"
+    )

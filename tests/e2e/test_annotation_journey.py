@@ -1,25 +1,34 @@
-"""A coordinator runs an annotation campaign from pages alone.
+"""A coordinator runs an annotation campaign from pages alone, starting from an empty database.
 
-They import a Concept4CRS zip with its item catalogs (built here from the project's own
-fixtures) into a new campaign with R = 2, add two annotators from a CSV file, and, once both
-have annotated every item, open the agreement report and the CONCEPT scorecard, whose catalog
-came with the zip.
+They create a campaign with R = 2 and instructions on its settings page, import a Concept4CRS
+zip with its item catalogs (built here from the project's own fixtures) into it, add two
+annotators from a CSV file, and, once both have annotated every item, open the agreement report
+and the CONCEPT scorecard, whose catalog came with the zip.
 """
 
 from __future__ import annotations
 
-import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, FilePayload, Page, expect
 
+from testing.servers import Daphne
 from tests.annotation.conftest import concept4crs_zip
-from tests.e2e.conftest import log_in
+from tests.e2e.conftest import a_coordinator, empty_site, log_in
 
 pytestmark = pytest.mark.e2e
 
 KEY_FOR_KIND = {"likert": "4", "binary": "1", "pairwise": "0"}
+PASSWORD = "journey-pass-5190"
+
+
+@pytest.fixture
+def site() -> Iterator[Daphne]:
+    """A new database with one coordinator and nothing else."""
+    with empty_site(a_coordinator("cora", PASSWORD)) as server:
+        yield server
 
 
 def annotate_everything(page: Page) -> int:
@@ -39,16 +48,21 @@ def annotate_everything(page: Page) -> int:
 
 
 def test_a_coordinator_runs_an_annotation_campaign_from_pages_alone(
-    page: Page, browser: Browser, base_url: str, tmp_path: Path
+    page: Page, browser: Browser, site: Daphne, tmp_path: Path
 ) -> None:
-    name = f"Journey {uuid.uuid4().hex[:6]}"
-    log_in(page, base_url, "coordinator")
+    base_url, name = site.url, "Journey"
     page.context.add_cookies([{"name": "django_language", "value": "en", "url": base_url}])
+    log_in(page, base_url, "cora", PASSWORD)
+
+    page.goto(f"{base_url}/annotation/campaigns/")
+    page.locator("#new-annotation-campaign").click()
+    page.fill("#id_name", name)
+    page.fill("#id_annotations_per_item", "2")
+    page.fill("#id_instructions", "Read the whole dialogue first: https://example.org/guide")
+    page.locator("main button.primary").click()
+    expect(page.locator("#id_campaign option:checked")).to_have_text(name)
 
     archive = concept4crs_zip(tmp_path / "concept.zip")
-    page.goto(f"{base_url}/annotation/import/")
-    page.fill("#id_new_campaign", name)
-    page.fill("#id_annotations_per_item", "2")
     page.set_input_files("#id_file", str(archive))
     page.get_by_role("button", name="Import transcripts").click()
     expect(page.locator("#job-summary")).to_contain_text(
@@ -61,7 +75,7 @@ def test_a_coordinator_runs_an_annotation_campaign_from_pages_alone(
     campaign_url = page.url
 
     people = "username,email,role,campaign\n" + "".join(
-        f"{who}-{name[-6:]},,annotator,{name}\n" for who in ("ann", "ben")
+        f"{who},,annotator,{name}\n" for who in ("ann", "ben")
     )
     page.goto(f"{base_url}/people/add/")
     page.set_input_files(
@@ -71,10 +85,7 @@ def test_a_coordinator_runs_an_annotation_campaign_from_pages_alone(
     page.get_by_role("button", name="Check and add").click()
     passwords = page.locator("code.new-password")
     expect(passwords).to_have_count(2)
-    accounts = [
-        (f"{who}-{name[-6:]}", passwords.nth(n).inner_text())
-        for n, who in enumerate(("ann", "ben"))
-    ]
+    accounts = [(who, passwords.nth(n).inner_text()) for n, who in enumerate(("ann", "ben"))]
 
     page.goto(campaign_url)
     for username, password in accounts:
@@ -82,6 +93,10 @@ def test_a_coordinator_runs_an_annotation_campaign_from_pages_alone(
         annotator.context.add_cookies([{"name": "django_language", "value": "en", "url": base_url}])
         log_in(annotator, base_url, username, password)
         annotator.goto(f"{campaign_url}work/")
+        expect(annotator.locator("details.instructions")).to_contain_text("whole")
+        expect(annotator.locator("details.instructions a")).to_have_attribute(
+            "href", "https://example.org/guide"
+        )
         assert annotate_everything(annotator) == 3
         annotator.context.close()
     # The dashboard was not reloaded: its roster fetched the new figures by itself.

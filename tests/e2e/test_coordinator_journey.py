@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from testing.servers import Daphne, TemporaryDatabase, free_port
+from testing.servers import Daphne, free_port
+from tests.e2e.conftest import a_coordinator, empty_site
 
 pytestmark = pytest.mark.e2e
 
@@ -26,12 +27,9 @@ PASSWORD = "journey-pass-4821"
 JUDGE_PASSWORD = "judge-pass-7735"
 # The task cards, one day of the booking world and the coordinator, in one process.
 SET_UP = (
-    "from django.contrib.auth.models import Group, User; "
     "from django.core.management import call_command; "
     "call_command('load_task_cards'); "
-    "call_command('build_booking_world', '--days', '1'); "
-    f"u = User.objects.create_user('cora', password='{PASSWORD}'); "
-    "u.groups.add(Group.objects.get(name='coordinators'))"
+    "call_command('build_booking_world', '--days', '1'); " + a_coordinator("cora", PASSWORD)
 )
 
 
@@ -59,15 +57,10 @@ def example_bot() -> Iterator[str]:
 
 
 @pytest.fixture
-def empty_site() -> Iterator[Daphne]:
+def site() -> Iterator[Daphne]:
     """A new database with the task cards, the booking world and one coordinator; no one else."""
-    with TemporaryDatabase() as database:
-        port = free_port()
-        env = database.env(EVALSITE_BASE_URL=f"http://127.0.0.1:{port}")
-        database.manage("migrate", "--noinput", env=env)
-        database.manage("shell", "-c", SET_UP, env=env)
-        with Daphne(env, port=port) as server:
-            yield server
+    with empty_site(SET_UP) as server:
+        yield server
 
 
 def log_in(page: Page, url: str, username: str, password: str) -> None:
@@ -100,9 +93,9 @@ def chat_and_rate(page: Page) -> None:
 
 
 def test_a_coordinator_runs_a_live_evaluation_from_pages_alone(
-    browser: Browser, page: Page, empty_site: Daphne, example_bot: str
+    browser: Browser, page: Page, site: Daphne, example_bot: str
 ) -> None:
-    url = empty_site.url
+    url = site.url
     page.context.add_cookies([{"name": "django_language", "value": "en", "url": url}])
     log_in(page, url, "cora", PASSWORD)
 
