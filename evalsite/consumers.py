@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 import asyncio
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils import translation
 
 from evalsite import jobs, live_changes, roles
-from evalsite.models import Job, JobEvent, JobProgressMessage
+from evalsite.models import Job, JobEvent, JobProgressMessage, message_in_language
 from evalsite.socket_revocation import REVOKED_CODE, ClosedOnRevocation
 
 
@@ -18,12 +21,20 @@ class JobProgressConsumer(ClosedOnRevocation):
     is read after joining the job's group, so that a job finishing while the socket connects
     is either in that bar or in a push that follows it, never lost between the two (the page
     pauses its polling while the socket is open).
+
+    Bars are drawn in the language of the page that opened the socket (``?lang=``), whatever
+    language the worker that sent the progress wrote in.
     """
 
     group: str
+    lang: str = settings.LANGUAGE_CODE
 
     async def connect(self) -> None:
         job_id = int(self.scope["url_route"]["kwargs"]["job_id"])
+        query = parse_qs(self.scope.get("query_string", b"").decode())
+        chosen = (query.get("lang") or [""])[0]
+        if chosen and translation.check_for_language(chosen):
+            self.lang = chosen
         event = await self._visible_job(job_id)
         if event is None:
             await self.close(code=4403)
@@ -62,7 +73,13 @@ class JobProgressConsumer(ClosedOnRevocation):
 
     @database_sync_to_async
     def _render(self, event: JobEvent) -> str:
-        return render_to_string("jobs/_bar.html", {"event": event, "oob": True})
+        with translation.override(self.lang):
+            shown: JobEvent = {
+                **event,
+                "status_label": str(Job.Status(event["status"]).label),
+                "message": message_in_language(event["message"], event["message_phrase"]),
+            }
+            return render_to_string("jobs/_bar.html", {"event": shown, "oob": True})
 
 
 class ChangesConsumer(ClosedOnRevocation):

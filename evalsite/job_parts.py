@@ -25,8 +25,10 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Sum
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from evalsite import jobs
+from evalsite.agreement import phrases
 from evalsite.jobs import JobContext, JobError
 from evalsite.models import Job, JobPart
 
@@ -56,7 +58,8 @@ class PartContext(JobContext):
         self.checkpoint = dict(part.checkpoint)
         # The kind's code adds its errors to job.errors; a part keeps its own.
         job.errors = list(part.errors)
-        job.done, job.total, job.message = part.done, part.total, part.message
+        job.done, job.total = part.done, part.total
+        job.message, job.message_phrase = part.message, part.message_phrase
 
     def share(self, items: Iterable[T], key: Callable[[T], int]) -> list[T]:
         return [item for item in items if key(item) % self.parts == self.part.index]
@@ -78,11 +81,12 @@ class PartContext(JobContext):
             done=self.job.done,
             total=self.job.total,
             message=self.job.message,
+            message_phrase=self.job.message_phrase,
             checkpoint=self.checkpoint,
             errors=self.job.errors,
             heartbeat_at=timezone.now(),
         )
-        job = refresh_progress(self.job.pk, self.part, self.job.message)
+        job = refresh_progress(self.job.pk, self.part, _phrase_of(self.job))
         if job is not None:
             jobs.publish(job, loop=self._loop)
             if self._on_progress is not None:
@@ -100,14 +104,34 @@ def holds(part: JobPart) -> Any:
     )
 
 
+def _phrase_of(record: Job | JobPart) -> str:
+    """A job's or part's progress message, as the phrase it was stored as when it was one."""
+    return phrases.from_json(record.message_phrase) if record.message_phrase else record.message
+
+
+def _message_fields(message: phrases.Phrase) -> dict[str, Any]:
+    return {"message": message[:500], "message_phrase": phrases.to_json(message)}
+
+
 def refresh_progress(job_id: int, part: JobPart, message: str) -> Job | None:
     """Sum the parts' progress into the job's row and return the job."""
     sums = JobPart.objects.filter(job_id=job_id).aggregate(done=Sum("done"), total=Sum("total"))
-    text = f"Part {part.index + 1} of {Job.objects.values_list('parts', flat=True).get(pk=job_id)}"
+    of = {
+        "part": part.index + 1,
+        "parts": Job.objects.values_list("parts", flat=True).get(pk=job_id),
+    }
+    text = (
+        phrases.Phrase(
+            gettext_noop("Part %(part)s of %(parts)s: %(message)s"), message=message, **of
+        )
+        if message
+        else phrases.Phrase(gettext_noop("Part %(part)s of %(parts)s"), **of)
+    )
     Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
         done=sums["done"] or 0,
         total=sums["total"],
-        message=f"{text}: {message}"[:500] if message else text,
+        message=text[:500],
+        message_phrase=phrases.to_json(text),
         heartbeat_at=timezone.now(),
     )
     return Job.objects.filter(pk=job_id).first()
@@ -207,7 +231,11 @@ def run_part(
             status=JobPart.Status.FAILED,
             errors=[*context.job.errors, str(exc) or exc.__class__.__name__],
             checkpoint=context.checkpoint,
-            message=f"Failed: {exc}"[:500],
+            **_message_fields(
+                phrases.Phrase(
+                    gettext_noop("Failed: %(error)s"), error=str(exc) or type(exc).__name__
+                )
+            ),
         )
     else:
         holds(part).update(
@@ -247,7 +275,13 @@ def settle(job_id: int, *, loop: asyncio.AbstractEventLoop | None = None) -> Job
         job.finished_at = timezone.now()
         if failed:
             job.status = Job.Status.FAILED
-            job.message = f"Failed in part {failed[0].index + 1}: {failed[0].message}"[:500]
+            job.set_message(
+                phrases.Phrase(
+                    gettext_noop("Failed in part %(part)s: %(message)s"),
+                    part=failed[0].index + 1,
+                    message=_phrase_of(failed[0]),
+                )
+            )
         else:
             kind = jobs.kind_of(job.kind)
             results = [part.result for part in parts]
@@ -256,7 +290,9 @@ def settle(job_id: int, *, loop: asyncio.AbstractEventLoop | None = None) -> Job
             else:
                 job.result = jobs.merge_results(results)
             job.status = Job.Status.DONE
-            job.message = f"Done in {len(parts)} parts"
+            job.set_message(
+                phrases.Phrase(gettext_noop("Done in %(parts)s parts"), parts=len(parts))
+            )
         job.save()
     jobs.publish(job, loop=loop)
     return job
@@ -278,7 +314,12 @@ def requeue_stopped() -> int:
         if part.attempts >= jobs.MAX_ATTEMPTS:
             holds(part).update(
                 status=JobPart.Status.FAILED,
-                message=f"Stopped {part.attempts} times; resume the job to try again",
+                **_message_fields(
+                    phrases.Phrase(
+                        gettext_noop("Stopped %(times)s times; resume the job to try again"),
+                        times=part.attempts,
+                    )
+                ),
                 errors=[*part.errors, f"part {part.index + 1} stopped {part.attempts} times"],
             )
             settle(part.job_id)

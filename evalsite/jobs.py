@@ -37,8 +37,10 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from evalsite import job_descriptions
+from evalsite.agreement import phrases
 from evalsite.models import Job, JobPart, JobProgressMessage
 
 logger = logging.getLogger(__name__)
@@ -182,19 +184,19 @@ class JobContext:
         if total is not None:
             self.job.total = total
         if message is not None:
-            self.job.message = message[:500]
+            self.job.set_message(message)
         complete = self.job.total is not None and done >= self.job.total
         now = time.monotonic()
         if force or complete or now - self._last_write >= PROGRESS_WRITE_INTERVAL:
             self._last_write = now
-            self._persist(["done", "total", "message", "checkpoint"])
+            self._persist(["done", "total", "message", "message_phrase", "checkpoint"])
 
     def save_checkpoint(self, done: int | None = None, **values: Any) -> None:
         """Persist resume state together with the progress it corresponds to."""
         if done is not None:
             self.job.done = done
         self.checkpoint.update(values)
-        self._persist(["done", "total", "message", "checkpoint"])
+        self._persist(["done", "total", "message", "message_phrase", "checkpoint"])
 
     def add_error(self, text: str) -> None:
         self.job.errors = [*self.job.errors, text]
@@ -385,8 +387,18 @@ def _execute(
     job.worker = worker_id()
     job.started_at = job.started_at or now
     job.heartbeat_at = now
-    job.message = job.message if resumed else ""
-    job.save(update_fields=["status", "worker", "started_at", "heartbeat_at", "message"])
+    if not resumed:
+        job.set_message("")
+    job.save(
+        update_fields=[
+            "status",
+            "worker",
+            "started_at",
+            "heartbeat_at",
+            "message",
+            "message_phrase",
+        ]
+    )
     Job.objects.filter(pk=job.pk).update(attempts=F("attempts") + 1)
     job.attempts += 1
     publish(job, loop=loop)
@@ -410,7 +422,9 @@ def _execute(
             logger.exception("job %s (%s) failed", job.pk, job.kind)
         job.status = Job.Status.FAILED
         job.errors = [*job.errors, str(exc) or exc.__class__.__name__]
-        job.message = f"Failed: {exc}"[:500]
+        job.set_message(
+            phrases.Phrase(gettext_noop("Failed: %(error)s"), error=str(exc) or type(exc).__name__)
+        )
     else:
         job.status = Job.Status.DONE
         job.result = result or {}

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import secrets
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
 from django.conf import settings
 from django.db import models
@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from evalsite import roles
+from evalsite.agreement import phrases
 from evalsite.job_descriptions import JobDescription
 from evalsite.job_descriptions import describe as describe_job
 
@@ -24,6 +25,9 @@ class JobEvent(TypedDict):
     total: int | None
     percent: int
     message: str
+    # The message's id and parameters (``phrases.to_json``), so that each reader reads it in
+    # their own language; empty for plain text.
+    message_phrase: dict[str, Any]
     # Whether done / total count what the reader counts, rather than internal steps.
     counted: bool
 
@@ -54,6 +58,14 @@ class Job(models.Model):
     done = models.PositiveIntegerField(_("done"), default=0)
     total = models.PositiveIntegerField(_("total"), null=True, blank=True)
     message = models.CharField(_("message"), max_length=500, blank=True)
+    message_phrase = models.JSONField(
+        _("message in any language"),
+        default=dict,
+        blank=True,
+        help_text=_(
+            "The progress message's id and parameters, to show it in the reader's language."
+        ),
+    )
     errors = models.JSONField(_("errors"), default=list, blank=True)
     result = models.JSONField(_("result"), default=dict, blank=True)
     checkpoint = models.JSONField(
@@ -123,9 +135,23 @@ class Job(models.Model):
             "done": self.done,
             "total": self.total,
             "percent": self.percent,
-            "message": self.message,
+            "message": self.shown_message,
+            "message_phrase": self.message_phrase,
             "counted": self.description.counted,
         }
+
+    @property
+    def shown_message(self) -> str:
+        """The progress message in the active language, when it was stored as a phrase."""
+        return message_in_language(self.message, self.message_phrase)
+
+    def set_message(self, message: str) -> None:
+        """Store a progress message; a `Phrase` is kept so that every reader reads it in
+        their own language."""
+        self.message = message[:500]
+        self.message_phrase = (
+            phrases.to_json(message) if isinstance(message, phrases.Phrase) else {}
+        )
 
 
 class JobPart(models.Model):
@@ -145,6 +171,14 @@ class JobPart(models.Model):
     done = models.PositiveIntegerField(_("done"), default=0)
     total = models.PositiveIntegerField(_("total"), null=True, blank=True)
     message = models.CharField(_("message"), max_length=500, blank=True)
+    message_phrase = models.JSONField(
+        _("message in any language"),
+        default=dict,
+        blank=True,
+        help_text=_(
+            "The progress message's id and parameters, to show it in the reader's language."
+        ),
+    )
     errors = models.JSONField(_("errors"), default=list, blank=True)
     result = models.JSONField(_("result"), default=dict, blank=True)
     checkpoint = models.JSONField(_("checkpoint"), default=dict, blank=True)
@@ -280,3 +314,14 @@ class InterfaceLanguage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} · {self.language}"
+
+
+def message_in_language(message: str, phrase: dict[str, Any]) -> str:
+    """A stored progress message in the active language: as it was written when it was plain
+    text, or when its parameters no longer fit its translation."""
+    if not phrase:
+        return message
+    try:
+        return phrases.shown(phrases.from_json(phrase))
+    except (KeyError, TypeError, ValueError):
+        return message

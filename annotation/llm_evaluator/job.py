@@ -31,7 +31,7 @@ from django.db.models import Count, Prefetch
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_noop, ngettext
 
 from annotation.alignment.versions import (
     FewShotExample,
@@ -50,6 +50,7 @@ from annotation.llm_evaluator.ranges import IdRanges
 from annotation.llm_evaluator.verdict import Verdict, verdict_reader
 from annotation.models import Campaign, Dimension, Level, LLMScore, Transcript
 from evalsite import jobs
+from evalsite.agreement.phrases import Phrase
 from evalsite.job_descriptions import JobDescription, JobLink, count, seconds
 from evalsite.jobs import JobContext, JobError, job_kind
 from evalsite.llm.answers import JSONAnswer
@@ -117,8 +118,18 @@ class ScoringRun:
         self.failed = int(checkpoint.get("failed", 0))
 
     def message(self) -> str:
-        failed = f", {self.failed} failed" if self.failed else ""
-        return f"Scored {self.scored} of {self.total} transcripts{failed}"
+        if self.failed:
+            return Phrase(
+                gettext_noop("Scored %(scored)s of %(total)s transcripts, %(failed)s failed"),
+                scored=self.scored,
+                total=self.total,
+                failed=self.failed,
+            )
+        return Phrase(
+            gettext_noop("Scored %(scored)s of %(total)s transcripts"),
+            scored=self.scored,
+            total=self.total,
+        )
 
     def record(
         self,

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from django.utils import timezone
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from annotation.models import Campaign
 from annotation.report.blocks import PairwiseBlock, RatedBlock, Sizes
@@ -34,6 +34,7 @@ from evalsite.agreement.common import (
     StatisticUndefined,
 )
 from evalsite.agreement.engine import agreement_blocks
+from evalsite.agreement.phrases import Phrase
 from evalsite.agreement.rates import RatioOfSums
 
 # Raised whenever the stored shape of a report changes, so older results count as stale.
@@ -75,7 +76,7 @@ def compute_report(
 ) -> dict[str, Any]:
     """The report of ``campaign`` as plain JSON: gathered from the database, then computed."""
     if progress is not None:
-        progress(0, 1, _("Gathering the scores"))
+        progress(0, 1, Phrase(gettext_noop("Gathering the scores")))
     frame = long_scores(campaign)
     dimensions = [
         DimensionSpec.of(d) for d in campaign.rubric.dimensions.scored().order_by("position")
@@ -191,17 +192,18 @@ def agreement_report(
         },
         "evaluations": evaluations,
     }
-    advance(_("Writing the report"))
+    advance(Phrase(gettext_noop("Writing the report")))
     return result
 
 
 def _agreement_message(dimension: str, evaluator: str | None) -> str:
     if evaluator is None:
-        return _("Agreement on %(dimension)s") % {"dimension": dimension}
-    return _("Agreement on %(dimension)s with %(evaluator)s") % {
-        "dimension": dimension,
-        "evaluator": evaluator,
-    }
+        return Phrase(gettext_noop("Agreement on %(dimension)s"), dimension=dimension)
+    return Phrase(
+        gettext_noop("Agreement on %(dimension)s with %(evaluator)s"),
+        dimension=dimension,
+        evaluator=evaluator,
+    )
 
 
 def _verdict_dimension(

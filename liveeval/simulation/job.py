@@ -19,9 +19,10 @@ from asgiref.sync import sync_to_async
 from django.db import transaction
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_noop, ngettext
 
 from evalsite import jobs
+from evalsite.agreement.phrases import Phrase
 from evalsite.job_descriptions import JobDescription, JobLink, count, seconds
 from evalsite.jobs import JobContext, JobError, job_kind
 from evalsite.llm.client import LLMClient
@@ -66,8 +67,18 @@ class SimulationRun:
         self.failed = int(checkpoint.get("failed", 0))
 
     def message(self) -> str:
-        failed = f", {self.failed} failed" if self.failed else ""
-        return f"Simulated {len(self.finished)} of {self.total} dialogues{failed}"
+        if self.failed:
+            return Phrase(
+                gettext_noop("Simulated %(done)s of %(total)s dialogues, %(failed)s failed"),
+                done=len(self.finished),
+                total=self.total,
+                failed=self.failed,
+            )
+        return Phrase(
+            gettext_noop("Simulated %(done)s of %(total)s dialogues"),
+            done=len(self.finished),
+            total=self.total,
+        )
 
     def session_for(self, dialogue: PlannedDialogue) -> int:
         """The dialogue's session, made and named in the checkpoint in one transaction."""

@@ -628,7 +628,7 @@ def test_a_running_computation_shows_its_progress(
     job.worker = jobs.worker_id()
     job.save()
     html = coordinator_client.get(reverse("annotation_report:page", args=[small.pk])).content
-    assert f'ws-connect="/ws/jobs/{job.pk}/"'.encode() in html
+    assert f'ws-connect="/ws/jobs/{job.pk}/?lang=en"'.encode() in html
     assert b'data-percent="33"' in html
     progress = reverse("annotation_report:progress", args=[small.pk, job.pk])
     assert coordinator_client.get(progress).status_code == 200

@@ -4,8 +4,11 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
+from django.utils import translation
+from django.utils.translation import gettext, gettext_noop
 
 from evalsite import jobs
+from evalsite.agreement.phrases import Phrase
 from evalsite.asgi import application
 from evalsite.consumers import JobProgressConsumer
 from evalsite.job_descriptions import JobDescription
@@ -132,3 +135,32 @@ async def test_a_job_described_from_the_database_shows_its_bar(judge: User) -> N
     first = await communicator.receive_from(timeout=5)
     assert f'id="job-bar-{job.pk}"' in first
     await communicator.disconnect()
+
+
+async def test_a_bar_reads_in_the_language_of_the_page_that_opened_the_socket(
+    judge: User,
+) -> None:
+    """A worker writes its progress once; each page reads the status and message in its own
+    language, whatever language the worker wrote in."""
+
+    def running() -> Job:
+        job = jobs.create("testing.count", {"total": 3}, user=judge)
+        job.status = Job.Status.RUNNING
+        job.set_message(Phrase(gettext_noop("Writing the report")))
+        job.save()
+        return job
+
+    job = await database_sync_to_async(running)()
+    with translation.override("zh-hans"):
+        chinese = (gettext("Running"), gettext("Writing the report"))
+    assert chinese != ("Running", "Writing the report")
+    headers = await session_headers(judge)
+    for lang, words in (("zh-hans", chinese), ("en", ("Running", "Writing the report"))):
+        communicator = WebsocketCommunicator(
+            application, f"/ws/jobs/{job.pk}/?lang={lang}", headers=headers
+        )
+        connected, _ = await communicator.connect()
+        assert connected is True
+        frame = await communicator.receive_from(timeout=5)
+        assert all(word in frame for word in words), (lang, frame)
+        await communicator.disconnect()

@@ -8,9 +8,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext, gettext_noop
 
 from evalsite import job_parts, jobs
+from evalsite.agreement.phrases import Phrase
 from evalsite.models import Job, JobPart
 
 
@@ -199,7 +201,7 @@ class TestHowThePageWatchesAJob:
     ) -> None:
         job = self._running(coordinator, jobs.worker_id())
         html = self._page(coordinator_client, job)
-        assert f'ws-connect="/ws/jobs/{job.pk}/"' in html
+        assert f'ws-connect="/ws/jobs/{job.pk}/?lang=en"' in html
         # Polling stands by for when the socket is closed (static/js/pages.js pauses it while
         # the socket is open).
         assert 'hx-trigger="every 2s" data-poll-unless-socket' in html
@@ -234,7 +236,7 @@ class TestHowThePageWatchesAJob:
     ) -> None:
         job = self._running(coordinator, "elsewhere:1")
         htmx = coordinator_client.get(reverse("job_detail", args=[job.pk]), HTTP_HX_REQUEST="true")
-        assert f'ws-connect="/ws/jobs/{job.pk}/"' in htmx.content.decode()
+        assert f'ws-connect="/ws/jobs/{job.pk}/?lang=en"' in htmx.content.decode()
 
     def test_a_finished_job_is_neither_watched_nor_polled(
         self, coordinator: User, coordinator_client: Client
@@ -309,3 +311,58 @@ class TestRecoveryOfSplitJobs:
         job.refresh_from_db()
         assert job.status == Job.Status.FAILED
         assert job.errors == [f"part 1 stopped {jobs.MAX_ATTEMPTS} times"]
+
+
+@pytest.mark.django_db
+class TestMessagesInTheReadersLanguage:
+    """A job's progress is written once, by a worker in any language; each reader reads it in
+    their own."""
+
+    def test_a_phrase_is_shown_in_the_readers_language_on_the_job_page(
+        self, coordinator: User
+    ) -> None:
+        job = jobs.create("testing.count", {"total": 3}, user=coordinator)
+        job.status = Job.Status.RUNNING
+        job.set_message(Phrase(gettext_noop("Agreement on %(dimension)s"), dimension="fluency"))
+        job.save()
+        with translation.override("zh-hans"):
+            chinese = gettext("Agreement on %(dimension)s") % {"dimension": "fluency"}
+        assert chinese != "Agreement on fluency"
+        client = Client()
+        client.force_login(coordinator)
+        for lang, words in (("zh-hans", chinese), ("en", "Agreement on fluency")):
+            client.cookies["django_language"] = lang
+            page = client.get(reverse("job_detail", args=[job.pk])).content.decode()
+            assert words in page, lang
+
+    def test_plain_text_stays_as_written(self) -> None:
+        job = jobs.create("testing.count", {"total": 3})
+        job.set_message(Phrase(gettext_noop("Writing the report")))
+        job.set_message("Reading rows.csv")
+        assert job.message_phrase == {}
+        with translation.override("zh-hans"):
+            assert job.shown_message == "Reading rows.csv"
+
+    def test_a_part_s_message_reads_in_the_readers_language_on_its_job(self) -> None:
+        job = Job.objects.create(kind="annotation.llm_score", status=Job.Status.RUNNING, parts=4)
+        part = JobPart.objects.create(job=job, index=1, status=JobPart.Status.RUNNING)
+        message = Phrase(gettext_noop("Writing the report"))
+        refreshed = job_parts.refresh_progress(job.pk, part, message)
+        assert refreshed is not None
+        assert refreshed.shown_message == "Part 2 of 4: Writing the report"
+        with translation.override("zh-hans"):
+            expected = gettext("Part %(part)s of %(parts)s: %(message)s") % {
+                "part": 2,
+                "parts": 4,
+                "message": gettext("Writing the report"),
+            }
+            assert "Writing" not in expected
+            assert refreshed.shown_message == expected
+
+    def test_a_failure_reads_in_the_readers_language(self) -> None:
+        job = jobs.run(jobs.create("testing.count", {"total": 10, "fail_at": 7}))
+        assert job.shown_message == "Failed: step 7 failed on purpose"
+        with translation.override("zh-hans"):
+            failed = gettext("Failed: %(error)s") % {"error": "step 7 failed on purpose"}
+            assert failed != "Failed: step 7 failed on purpose"
+            assert job.shown_message == failed
