@@ -230,6 +230,36 @@ def flagged_pairs(campaign: Campaign) -> list[tuple[Any, Any]]:
     return [(task_names[int(task)], system_names[int(system)]) for task, system in short]
 
 
+def next_pending_session(user: Any) -> ChatSession | None:
+    """The judge's session to work on: an unfinished or unrated one first, then the next planned.
+
+    A planned conversation with a disabled system waits, and the judge gets the next one of
+    their plan instead; conversations already open continue whatever their system's state.
+    """
+    mine = ChatSession.objects.filter(
+        user=user,
+        kind=ChatSession.Kind.JUDGED,
+        campaign__status=Campaign.Status.OPEN,
+        campaign__archived_at__isnull=True,
+    )
+    unfinished = mine.filter(status=ChatSession.Status.OPEN).order_by("started_at", "pk").first()
+    if unfinished is not None:
+        return unfinished
+    unrated = (
+        mine.filter(status=ChatSession.Status.ENDED, rating__isnull=True)
+        .exclude(end_reason=ChatSession.EndReason.ABANDONED)
+        .order_by("ended_at")
+        .first()
+    )
+    if unrated is not None:
+        return unrated
+    return (
+        mine.filter(status=ChatSession.Status.PENDING, system__enabled=True)
+        .order_by("campaign_id", "position")
+        .first()
+    )
+
+
 @dataclass
 class Progress:
     done: int = 0

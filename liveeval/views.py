@@ -44,30 +44,6 @@ def _own_session(request: HttpRequest, session_id: int) -> ChatSession:
     return session
 
 
-def next_pending_session(user: Any) -> ChatSession | None:
-    """The judge's session to work on: an unfinished or unrated one first, then the next planned."""
-    mine = ChatSession.objects.filter(
-        user=user,
-        kind=ChatSession.Kind.JUDGED,
-        campaign__status=Campaign.Status.OPEN,
-        campaign__archived_at__isnull=True,
-    )
-    unfinished = mine.filter(status=ChatSession.Status.OPEN).order_by("started_at", "pk").first()
-    if unfinished is not None:
-        return unfinished
-    unrated = (
-        mine.filter(status=ChatSession.Status.ENDED, rating__isnull=True)
-        .exclude(end_reason=ChatSession.EndReason.ABANDONED)
-        .order_by("ended_at")
-        .first()
-    )
-    if unrated is not None:
-        return unrated
-    return (
-        mine.filter(status=ChatSession.Status.PENDING).order_by("campaign_id", "position").first()
-    )
-
-
 @roles.judge_required
 @require_http_methods(["GET", "POST"])
 def next_session(request: HttpRequest) -> HttpResponse:
@@ -76,7 +52,7 @@ def next_session(request: HttpRequest) -> HttpResponse:
         part = judge_section(request.user)
         return render(request, "liveeval/next.html", {"ctx": part.context})
     with transaction.atomic():
-        session = next_pending_session(request.user)
+        session = campaigns.next_pending_session(request.user)
         if session is None:
             messages.info(request, _("You have no conversation waiting. Thank you!"))
             return redirect("home")
@@ -207,6 +183,7 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
         **_progress_context(campaign),
         "flagged": campaigns.flagged_pairs(campaign),
         "systems": [(system, aliases[system.pk]) for system in campaign.systems.order_by("slug")],
+        "disabled_systems": campaign.systems.filter(enabled=False).order_by("slug"),
         "tasks": _task_rows(campaign),
         "judges": campaign.judges.order_by("username"),
         "changes_pushed": live_changes.pushes_are_shared(),
