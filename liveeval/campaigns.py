@@ -217,6 +217,28 @@ def remove_judge(campaign: Campaign, judge: Any) -> Replan | None:
     return change
 
 
+def release_judge(campaign: Campaign, judge: Any) -> list[int]:
+    """Take a deactivated judge out of ``campaign``; the conversations they can no longer
+    finish or rate (open, or ended without a rating) are kept as abandoned, and their pairs
+    go to the other judges with the pending ones. Returns the abandoned conversations."""
+    with transaction.atomic():
+        unfinished = list(
+            campaign.sessions.select_for_update()
+            .filter(kind=ChatSession.Kind.JUDGED, user=judge)
+            .filter(
+                Q(status=ChatSession.Status.OPEN)
+                | Q(status=ChatSession.Status.ENDED, rating__isnull=True)
+            )
+            .exclude(end_reason=ChatSession.EndReason.ABANDONED)
+        )
+        for session in unfinished:
+            session.end(ChatSession.EndReason.ABANDONED)
+        remove_judge(campaign, judge)
+        abandoned = [session.pk for session in unfinished]
+        transaction.on_commit(lambda: chat.announce_ended(abandoned))
+    return abandoned
+
+
 def flagged_pairs(campaign: Campaign) -> list[tuple[Any, Any]]:
     """(task, system) pairs that fewer than K judges can still take."""
     if campaign.status == Campaign.Status.DRAFT:

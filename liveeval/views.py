@@ -19,7 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from evalsite import live_changes, roles
 from evalsite.archive import CampaignArchived
 from evalsite.http import HtmxHttpRequest
-from liveeval import campaigns, chat, rating, results
+from liveeval import campaigns, chat, rating, results, roster
 from liveeval.forms import CampaignForm, RatingForm, SandboxForm, TaskLanguagesForm
 from liveeval.home import judge_section
 from liveeval.models import Campaign, ChatSession, DialogueLang, DialogueSystem, TaskCard
@@ -187,6 +187,7 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "tasks": _task_rows(campaign),
         "judges": campaign.judges.order_by("username"),
         "changes_pushed": live_changes.pushes_are_shared(),
+        "judge_rows": roster.judge_rows(campaign),
     }
     if campaign.lang == Campaign.Lang.BILINGUAL and campaign.status == Campaign.Status.DRAFT:
         context["languages_form"] = TaskLanguagesForm(campaign=campaign)
@@ -212,6 +213,14 @@ def campaign_progress(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The campaign page's progress part, fetched again while the campaign runs."""
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     return render(request, "liveeval/_campaign_progress.html", _progress_context(campaign))
+
+
+@roles.coordinator_required
+def campaign_roster(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The campaign page's roster of judges, fetched again while the campaign runs."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    context = {"campaign": campaign, "judge_rows": roster.judge_rows(campaign)}
+    return render(request, "liveeval/_roster.html", context)
 
 
 @roles.coordinator_required
