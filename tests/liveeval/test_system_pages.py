@@ -49,41 +49,6 @@ def english(client: Client) -> Client:
     return client
 
 
-# Who may use the pages.
-
-
-def system_urls(system: DialogueSystem) -> list[tuple[str, str]]:
-    return [
-        ("get", reverse("liveeval:system_list")),
-        ("get", reverse("liveeval:system_new") + "?kind=http"),
-        ("get", reverse("liveeval:system_new") + "?kind=openai"),
-        ("get", reverse("liveeval:system_new") + "?kind=builtin"),
-        ("get", reverse("liveeval:system_edit", args=[system.pk])),
-        ("post", reverse("liveeval:system_new") + "?kind=http"),
-        ("post", reverse("liveeval:system_test", args=[system.pk])),
-        ("post", reverse("liveeval:system_toggle", args=[system.pk])),
-        ("post", reverse("liveeval:system_delete", args=[system.pk])),
-    ]
-
-
-@pytest.mark.django_db
-def test_only_coordinators_reach_the_system_pages(http_system: DialogueSystem) -> None:
-    people = {
-        "judge": make_user("jade", "judges"),
-        "annotator": make_user("anna", "annotators"),
-        "outsider": make_user("otto"),
-    }
-    for method, url in system_urls(http_system):
-        anonymous = getattr(Client(), method)(url)
-        assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"], url
-        for role, user in people.items():
-            response = getattr(logged_in(user), method)(url)
-            assert response.status_code == 403, (role, url)
-    http_system.refresh_from_db()
-    assert http_system.enabled
-    assert DialogueSystem.objects.filter(slug="team-a").exists()
-
-
 @pytest.mark.django_db
 def test_test_toggle_and_delete_refuse_get(
     coordinator_client: Client, http_system: DialogueSystem
