@@ -40,7 +40,7 @@ def deactivate_person(request: HttpRequest, user_id: int) -> HttpResponse:
     person = get_object_or_404(User, pk=user_id)
     try:
         deactivate(person, by=request.user)
-        done = _("%(name)s is deactivated; the items they held are back in the pool.")
+        done = _("%(name)s is deactivated; the work they held goes to others.")
         messages.success(request, done % {"name": person.username})
     except CannotDeactivate as refused:
         messages.error(request, str(refused))

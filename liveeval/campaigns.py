@@ -217,6 +217,28 @@ def remove_judge(campaign: Campaign, judge: Any) -> Replan | None:
     return change
 
 
+def release_judge(campaign: Campaign, judge: Any) -> list[int]:
+    """Take a deactivated judge out of ``campaign``; the conversations they can no longer
+    finish or rate (open, or ended without a rating) are kept as abandoned, and their pairs
+    go to the other judges with the pending ones. Returns the abandoned conversations."""
+    with transaction.atomic():
+        unfinished = list(
+            campaign.sessions.select_for_update()
+            .filter(kind=ChatSession.Kind.JUDGED, user=judge)
+            .filter(
+                Q(status=ChatSession.Status.OPEN)
+                | Q(status=ChatSession.Status.ENDED, rating__isnull=True)
+            )
+            .exclude(end_reason=ChatSession.EndReason.ABANDONED)
+        )
+        for session in unfinished:
+            session.end(ChatSession.EndReason.ABANDONED)
+        remove_judge(campaign, judge)
+        abandoned = [session.pk for session in unfinished]
+        transaction.on_commit(lambda: chat.announce_ended(abandoned))
+    return abandoned
+
+
 def flagged_pairs(campaign: Campaign) -> list[tuple[Any, Any]]:
     """(task, system) pairs that fewer than K judges can still take."""
     if campaign.status == Campaign.Status.DRAFT:
@@ -228,6 +250,36 @@ def flagged_pairs(campaign: Campaign) -> list[tuple[Any, Any]]:
     task_names = dict(campaign.tasks.values_list("pk", "key"))
     system_names = dict(campaign.systems.values_list("pk", "name"))
     return [(task_names[int(task)], system_names[int(system)]) for task, system in short]
+
+
+def next_pending_session(user: Any) -> ChatSession | None:
+    """The judge's session to work on: an unfinished or unrated one first, then the next planned.
+
+    A planned conversation with a disabled system waits, and the judge gets the next one of
+    their plan instead; conversations already open continue whatever their system's state.
+    """
+    mine = ChatSession.objects.filter(
+        user=user,
+        kind=ChatSession.Kind.JUDGED,
+        campaign__status=Campaign.Status.OPEN,
+        campaign__archived_at__isnull=True,
+    )
+    unfinished = mine.filter(status=ChatSession.Status.OPEN).order_by("started_at", "pk").first()
+    if unfinished is not None:
+        return unfinished
+    unrated = (
+        mine.filter(status=ChatSession.Status.ENDED, rating__isnull=True)
+        .exclude(end_reason=ChatSession.EndReason.ABANDONED)
+        .order_by("ended_at")
+        .first()
+    )
+    if unrated is not None:
+        return unrated
+    return (
+        mine.filter(status=ChatSession.Status.PENDING, system__enabled=True)
+        .order_by("campaign_id", "position")
+        .first()
+    )
 
 
 @dataclass

@@ -4,8 +4,9 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.db.models import Q
 from django.utils.text import Truncator
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from evalsite import roles
@@ -91,6 +92,15 @@ class TaskCardChoiceField(forms.ModelMultipleChoiceField):
         return f"{obj.title(lang)} — {preview} ({obj.key}) · {obj.get_lang_display()}"
 
 
+class SystemChoiceField(forms.ModelMultipleChoiceField):
+    """Lists each system by name, saying which are disabled: a campaign may still hold them."""
+
+    def label_from_instance(self, obj: Any) -> str:
+        if obj.enabled:
+            return str(obj)
+        return gettext("%(system)s (disabled)") % {"system": obj}
+
+
 class CampaignForm(forms.ModelForm[Campaign]):
     class Meta:
         model = Campaign
@@ -113,12 +123,14 @@ class CampaignForm(forms.ModelForm[Campaign]):
             "judges": forms.CheckboxSelectMultiple,
             "today": IsoDateInput(),
         }
-        field_classes = {"tasks": TaskCardChoiceField}
+        field_classes = {"tasks": TaskCardChoiceField, "systems": SystemChoiceField}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # A disabled system takes no new campaign, but one that already holds it stays savable.
+        held = Q(campaigns=self.instance) if self.instance.pk else Q(pk__in=[])
         choices: dict[str, Any] = {
-            "systems": DialogueSystem.objects.filter(enabled=True),
+            "systems": DialogueSystem.objects.filter(Q(enabled=True) | held).distinct(),
             "tasks": TaskCard.objects.all(),
             "judges": get_user_model()
             .objects.filter(groups__name=roles.JUDGES)

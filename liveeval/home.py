@@ -16,7 +16,10 @@ def judge_section(user: Any) -> HomePart:
         campaign__status=Campaign.Status.OPEN,
         campaign__archived_at__isnull=True,
     )
-    pending = mine.filter(status=ChatSession.Status.PENDING).count()
+    planned = mine.filter(status=ChatSession.Status.PENDING)
+    pending = planned.filter(system__enabled=True).count()
+    # Conversations with a disabled system wait until it is enabled again.
+    paused = planned.filter(system__enabled=False).count()
     unfinished = mine.filter(status=ChatSession.Status.OPEN).count()
     unrated = (
         mine.filter(status=ChatSession.Status.ENDED, rating__isnull=True)
@@ -28,6 +31,7 @@ def judge_section(user: Any) -> HomePart:
         "liveeval/_home_judge.html",
         {
             "pending": pending,
+            "paused": paused,
             "unfinished": unfinished,
             "unrated": unrated,
             "done": done,

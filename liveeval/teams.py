@@ -29,9 +29,10 @@ def join(user: Any, campaign_id: int) -> None:
 
 
 def release(user: Any) -> None:
-    """Take the judge out of every campaign not closed; their pending work goes to the others."""
+    """Take the judge out of every campaign not closed; their pending work, and the
+    conversations they leave unfinished or unrated, go to the others."""
     for campaign in Campaign.objects.filter(judges=user).exclude(status=Campaign.Status.CLOSED):
-        campaigns.remove_judge(campaign, user)
+        campaigns.release_judge(campaign, user)
 
 
 def register_teams() -> None:

@@ -22,6 +22,11 @@ urlpatterns = [
         name="campaign_progress",
     ),
     path(
+        "campaigns/<int:campaign_id>/roster/",
+        views.campaign_roster,
+        name="campaign_roster",
+    ),
+    path(
         "campaigns/<int:campaign_id>/open/",
         views.campaign_action,
         {"action": "open"},

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from evalsite import live_changes, roles
 from evalsite.archive import CampaignArchived
 from evalsite.http import HtmxHttpRequest
-from liveeval import campaigns, chat, rating, results
+from liveeval import campaigns, chat, rating, results, roster
 from liveeval.forms import CampaignForm, RatingForm, SandboxForm, TaskLanguagesForm
 from liveeval.home import judge_section
 from liveeval.models import Campaign, ChatSession, DialogueLang, DialogueSystem, TaskCard
@@ -44,30 +44,6 @@ def _own_session(request: HttpRequest, session_id: int) -> ChatSession:
     return session
 
 
-def next_pending_session(user: Any) -> ChatSession | None:
-    """The judge's session to work on: an unfinished or unrated one first, then the next planned."""
-    mine = ChatSession.objects.filter(
-        user=user,
-        kind=ChatSession.Kind.JUDGED,
-        campaign__status=Campaign.Status.OPEN,
-        campaign__archived_at__isnull=True,
-    )
-    unfinished = mine.filter(status=ChatSession.Status.OPEN).order_by("started_at", "pk").first()
-    if unfinished is not None:
-        return unfinished
-    unrated = (
-        mine.filter(status=ChatSession.Status.ENDED, rating__isnull=True)
-        .exclude(end_reason=ChatSession.EndReason.ABANDONED)
-        .order_by("ended_at")
-        .first()
-    )
-    if unrated is not None:
-        return unrated
-    return (
-        mine.filter(status=ChatSession.Status.PENDING).order_by("campaign_id", "position").first()
-    )
-
-
 @roles.judge_required
 @require_http_methods(["GET", "POST"])
 def next_session(request: HttpRequest) -> HttpResponse:
@@ -76,7 +52,7 @@ def next_session(request: HttpRequest) -> HttpResponse:
         part = judge_section(request.user)
         return render(request, "liveeval/next.html", {"ctx": part.context})
     with transaction.atomic():
-        session = next_pending_session(request.user)
+        session = campaigns.next_pending_session(request.user)
         if session is None:
             messages.info(request, _("You have no conversation waiting. Thank you!"))
             return redirect("home")
@@ -207,9 +183,11 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
         **_progress_context(campaign),
         "flagged": campaigns.flagged_pairs(campaign),
         "systems": [(system, aliases[system.pk]) for system in campaign.systems.order_by("slug")],
+        "disabled_systems": campaign.systems.filter(enabled=False).order_by("slug"),
         "tasks": _task_rows(campaign),
         "judges": campaign.judges.order_by("username"),
         "changes_pushed": live_changes.pushes_are_shared(),
+        "judge_rows": roster.judge_rows(campaign),
     }
     if campaign.lang == Campaign.Lang.BILINGUAL and campaign.status == Campaign.Status.DRAFT:
         context["languages_form"] = TaskLanguagesForm(campaign=campaign)
@@ -235,6 +213,14 @@ def campaign_progress(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The campaign page's progress part, fetched again while the campaign runs."""
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     return render(request, "liveeval/_campaign_progress.html", _progress_context(campaign))
+
+
+@roles.coordinator_required
+def campaign_roster(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The campaign page's roster of judges, fetched again while the campaign runs."""
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    context = {"campaign": campaign, "judge_rows": roster.judge_rows(campaign)}
+    return render(request, "liveeval/_roster.html", context)
 
 
 @roles.coordinator_required

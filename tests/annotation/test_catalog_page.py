@@ -67,18 +67,3 @@ def test_the_form_asks_for_one_kind_of_source(coordinator_client: Client) -> Non
     assert "Upload either a CSV catalog or a Concept4CRS pair of files." in (
         response.content.decode()
     )
-
-
-@pytest.mark.parametrize("who", ["annotator_client", "judge_client", "outsider_client"])
-def test_only_coordinators_see_or_upload_catalogs(who: str, request: pytest.FixtureRequest) -> None:
-    client: Client = request.getfixturevalue(who)
-    assert client.get(reverse(URL)).status_code == 403
-    body = b"id,name\nm1,Heat\n"
-    response = client.post(
-        reverse(URL), {"name": "films", "csv_file": SimpleUploadedFile("films.csv", body)}
-    )
-    assert response.status_code == 403 and not Catalog.objects.exists()
-
-
-def test_anonymous_visitors_are_sent_to_sign_in(client: Client) -> None:
-    assert client.get(reverse(URL)).status_code == 302

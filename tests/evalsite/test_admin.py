@@ -1,12 +1,20 @@
 from __future__ import annotations
 
+import io
+from typing import Any
+
 import pytest
 from django.contrib import admin
 from django.contrib.auth.models import User
+from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
+from annotation.models import Campaign
+from annotation.rubrics import default_rubric
+from evalsite import roles
 from liveeval.models import DialogueSystem
+from tests.conftest import logged_in, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -82,3 +90,47 @@ def test_the_systems_page_validates_endpoints_and_never_names_a_variable(
     assert response.status_code == 200
     assert said in response.content.decode()
     assert not DialogueSystem.objects.filter(slug="team-x").exists()
+
+
+def test_coordinator_pages_link_to_the_admin_only_for_superusers() -> None:
+    """The nav, the annotation campaigns list and a campaign's dashboard: a coordinator, even a
+    staff one like the demo's, gets no link into the admin, which would only refuse them."""
+    campaign = Campaign.objects.create(name="Study", rubric=default_rubric())
+    pages = [
+        reverse("home"),
+        reverse("annotation:campaigns"),
+        reverse("annotation:dashboard", args=[campaign.pk]),
+    ]
+    admin_link = f'href="{reverse("admin:index")}'
+    coordinators = [make_user("cora", roles.COORDINATORS), make_user("stan", staff=True)]
+    for user in coordinators:
+        client = logged_in(user)
+        for page in pages:
+            response = client.get(page)
+            assert response.status_code == 200, page
+            assert admin_link not in response.content.decode(), (user.username, page)
+    root = logged_in(User.objects.create_superuser("root", "root@example.org", "pw-root-123"))
+    for page in pages:
+        assert admin_link in root.get(page).content.decode(), page
+
+
+@pytest.mark.parametrize(
+    ("secret_key", "command"),
+    [
+        (None, "DEBUG=1 .venv/bin/python manage.py createsuperuser"),
+        ("a-secret", ".venv/bin/python manage.py createsuperuser"),
+    ],
+)
+def test_the_demo_says_how_to_create_a_superuser_with_a_command_that_works(
+    monkeypatch: pytest.MonkeyPatch, settings: Any, secret_key: str | None, command: str
+) -> None:
+    settings.DEBUG = True
+    if secret_key is None:
+        monkeypatch.delenv("SECRET_KEY", raising=False)
+    else:
+        monkeypatch.setenv("SECRET_KEY", secret_key)
+    out = io.StringIO()
+    call_command("seed_demo", "--users-only", stdout=out)
+    printed = out.getvalue()
+    assert f"create one with: {command}\n" in printed
+    assert User.objects.filter(username="coordinator", is_superuser=False).exists()

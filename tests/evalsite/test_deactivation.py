@@ -72,17 +72,6 @@ def test_nobody_deactivates_themselves_or_a_superuser(coordinator: User) -> None
         assert target.is_active
 
 
-def test_only_coordinators_deactivate() -> None:
-    victim = person("vic", roles.ANNOTATORS)
-    url = reverse("deactivate_person", args=[victim.pk])
-    for user in (person("jade", roles.JUDGES), person("anna", roles.ANNOTATORS), person("otto")):
-        assert logged_in(user).post(url).status_code == 403
-    anonymous = Client().post(url)
-    assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
-    victim.refresh_from_db()
-    assert victim.is_active
-
-
 def test_the_roster_part_refreshes_by_itself_and_is_for_coordinators(
     coordinator_client: Client, one_item: Campaign
 ) -> None:

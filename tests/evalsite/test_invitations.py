@@ -17,7 +17,6 @@ from evalsite import roles
 from evalsite.models import Invitation
 from liveeval.models import Campaign
 from tests.annotation.conftest import person
-from tests.conftest import logged_in
 
 NEW_PASSWORD = "a-long-new-pass-42"
 
@@ -42,28 +41,6 @@ def sign_up(token: str, username: str) -> Client:
     )
     assert response.status_code == 302 and response["Location"] == reverse("home")
     return client
-
-
-@pytest.mark.django_db
-def test_only_coordinators_make_and_withdraw_invitations(coordinator: User) -> None:
-    invitation = Invitation.objects.create(
-        role=roles.JUDGES, expires_at=timezone.now() + dt.timedelta(days=1)
-    )
-    urls = [
-        ("get", reverse("invitations")),
-        ("post", reverse("invitations")),
-        ("post", reverse("invitation_revoke", args=[invitation.pk])),
-    ]
-    others = [person("jade", roles.JUDGES), person("anna", roles.ANNOTATORS), person("otto")]
-    for method, url in urls:
-        anonymous = getattr(Client(), method)(url)
-        assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
-        for user in others:
-            assert getattr(logged_in(user), method)(url).status_code == 403, (user, url)
-    assert logged_in(coordinator).get(reverse("invitations")).status_code == 200
-    invitation.refresh_from_db()
-    assert invitation.revoked_at is None
-    assert Invitation.objects.count() == 1
 
 
 @pytest.mark.django_db

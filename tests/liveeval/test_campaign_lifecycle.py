@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from evalsite import archive
 from liveeval import campaigns, chat
+from liveeval.campaigns import next_pending_session
 from liveeval.models import Campaign, ChatSession, DialogueSystem, TaskCard
-from liveeval.views import next_pending_session
 from tests.conftest import logged_in
 from tests.liveeval.conftest import TODAY, make_system, make_task
 

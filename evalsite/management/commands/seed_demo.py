@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import os
 from typing import Any, TextIO, cast
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandParser
@@ -21,6 +23,13 @@ DEMO_USERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("team1", (roles.PARTICIPANTS,)),
     ("team2", (roles.PARTICIPANTS,)),
 )
+
+
+def superuser_command() -> str:
+    """The command that creates a superuser in this checkout. ``make demo`` runs with DEBUG=1
+    and no SECRET_KEY, which settings refuse without DEBUG, so the command then carries it."""
+    needs_debug = settings.DEBUG and not os.environ.get("SECRET_KEY")
+    return f"{'DEBUG=1 ' if needs_debug else ''}.venv/bin/python manage.py createsuperuser"
 
 
 class Command(BaseCommand):
@@ -52,7 +61,7 @@ class Command(BaseCommand):
             self.stdout.write(f"  {username:<12} {password:<16} {', '.join(held)}")
         self.stdout.write(
             "Coordinators do everything from the site's pages. The Django admin is for "
-            "superusers only; create one with: python manage.py createsuperuser"
+            f"superusers only; create one with: {superuser_command()}"
         )
 
     def _create_users(self, password: str) -> None:
