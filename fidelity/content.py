@@ -134,11 +134,14 @@ def content_from_json(task: str, value: dict[str, Any]) -> PromptContent:
 
 @dataclass(frozen=True)
 class MentionsPayload:
-    """Items talk: the text and the catalog ids of the items found in it."""
+    """Items talk: the text and the catalog ids of the items found in it; ``history`` holds
+    the ids of the items an IH simulator was shown as its history with the prompt, removed
+    from the mentions like the prompt's own items."""
 
     text: str
     mentions: tuple[str, ...] = ()
     kind: Literal["mentions"] = "mentions"
+    history: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -216,7 +219,11 @@ def payload_from_json(value: dict[str, Any]) -> AnswerPayload:
     kind = value.get("kind")
     try:
         if kind == "mentions":
-            return MentionsPayload(str(value["text"]), tuple(str(m) for m in value["mentions"]))
+            return MentionsPayload(
+                str(value["text"]),
+                tuple(str(m) for m in value["mentions"]),
+                history=tuple(str(h) for h in value.get("history") or ()),
+            )
         if kind == "yes_no":
             return YesNoPayload(bool(value["yes"]))
         if kind == "aspects":

@@ -75,7 +75,7 @@ def _add(target: GroupAnswers, answer: Answer, ratings: dict[str, float]) -> Non
     said = answer.said()
     who = answer.responder
     if isinstance(content, ItemsTalkContent) and isinstance(said, MentionsPayload):
-        items = tuple(item.item_id for item in content.items)
+        items = tuple(item.item_id for item in content.items) + said.history
         target.items_talk.append(ItemsTalkAnswer(who, said.mentions, items))
     elif isinstance(content, ItemContent) and isinstance(said, YesNoPayload):
         rating = ratings.get(content.item_id)

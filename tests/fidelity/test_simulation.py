@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -147,3 +149,51 @@ def test_requests_are_embedded_once_and_give_embedding_diversity(
     assert people.cell("embedding_diversity").value == pytest.approx(expected)
     jobs.run(create_embedding_job(study, llm))
     assert len(fake_openai.requests) == 1
+
+
+HISTORY = re.compile(r"([^:,]+?) \(\d\.\d\)")
+
+
+def history_titles(body: dict[str, Any]) -> list[str]:
+    system = str(body["messages"][0]["content"])
+    shown = system.split("rating out of 5:", 1)[1] if "rating out of 5:" in system else ""
+    return [title.strip() for title in HISTORY.findall(shown)]
+
+
+def repeats_its_history(body: dict[str, Any]) -> FakeAnswer:
+    """An IH user who names back the first film of its history, or would watch anything."""
+    if "Name a few movies" in body["messages"][-1]["content"]:
+        return reply(json.dumps({"text": f'"{history_titles(body)[0]}"'}))
+    return reply(json.dumps({"answer": "yes"}))
+
+
+def test_an_ih_simulator_naming_its_history_back_is_not_counted_and_never_sees_the_asked_item(
+    study: Study, fake_openai: FakeOpenAI
+) -> None:
+    counts = PromptCounts(items_talk=2, bin_pref=5, open_pref=0, rec_request=0, feedback_requests=0)
+    make_prompts(study, replace(counts, items_per_persona=2))
+    llm = {"base_url": fake_openai.base_url, "model": fake_openai.model}
+    simulator = Simulator.objects.create(study=study, label="ih", configuration="IH", llm=llm)
+    fake_openai.script(*[repeats_its_history] * 7)
+    job = jobs.run(create_simulation_job(simulator))
+    assert job.status == "done" and job.result["answered"] == 7, job.errors
+    titles = {item.title: item.item_id for item in study.items.all()}
+    for body in fake_openai.requests:
+        asked = body["messages"][-1]["content"]
+        history = history_titles(body)
+        if "Would you watch" in asked:
+            # All 5 items but the one asked about.
+            assert len(history) == 4 and not any(f'"{title}"' in asked for title in history)
+        else:
+            assert len(history) == 3  # all 5 items but the persona's 2
+    talk = simulator.answers.filter(prompt__task="items_talk")
+    for answer in talk:
+        said = answer.said()
+        assert isinstance(said, MentionsPayload) and len(said.mentions) == 1
+        assert said.mentions[0] in said.history and len(said.history) == 3
+        persona = {item.item_id for item in answer.prompt.shown().items}  # type: ignore[union-attr]
+        assert said.mentions[0] not in persona and set(said.history) <= set(titles.values())
+    report = next(t for t in study_report(study, resamples=0) if t.task == "items_talk")
+    row = next(row for row in report.rows if row.group == "ih")
+    # Both answers name only a film of their own history: nothing is left to count.
+    assert row.cell("n_mentions").value == 0
