@@ -37,6 +37,7 @@ from fidelity.content import (
     YesNoPayload,
     payload_json,
 )
+from fidelity.job_descriptions import describe_simulation
 from fidelity.matching import mentioned_items, study_catalog
 from fidelity.models import Answer, Prompt, Simulator
 from fidelity.simulator_prompts import (
@@ -106,7 +107,7 @@ def answer_reader(
     return read
 
 
-@jobs.job_kind(SIMULATE_JOB)
+@jobs.job_kind(SIMULATE_JOB, describe=describe_simulation)
 def simulate(context: JobContext) -> dict[str, Any]:
     """params: simulator (id); the endpoint settings are the simulator's."""
     simulator = Simulator.objects.select_related("study").filter(pk=context.params["simulator"])

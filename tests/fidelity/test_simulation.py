@@ -7,8 +7,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
 
 from evalsite import jobs
+from evalsite.job_descriptions import describe
+from evalsite.models import Job
 from fidelity.content import (
     AcceptRejectPayload,
     AspectsPayload,
@@ -197,3 +202,48 @@ def test_an_ih_simulator_naming_its_history_back_is_not_counted_and_never_sees_t
     row = next(row for row in report.rows if row.group == "ih")
     # Both answers name only a film of their own history: nothing is left to count.
     assert row.cell("n_mentions").value == 0
+
+
+def test_the_job_pages_say_what_the_simulator_and_the_embedding_did(
+    study: Study, fake_openai: FakeOpenAI, coordinator_client: Client
+) -> None:
+    make_prompts(
+        study,
+        PromptCounts(items_talk=0, bin_pref=3, open_pref=0, rec_request=1, feedback_requests=0),
+    )
+    llm = {"base_url": fake_openai.base_url, "model": fake_openai.model, "concurrency": 1}
+    simulator = Simulator.objects.create(
+        study=study, label="gpt-x picky", configuration="DI+PP", llm=llm
+    )
+    # In order: two binary preferences answered, the third not even when asked again.
+    fake_openai.script(reply('{"answer": "yes"}'), reply('{"answer": "no"}'))
+    fake_openai.script(reply("not json"), reply("not json"))
+    fake_openai.script(reply('{"request": "films like these?"}'))
+    job = jobs.run(create_simulation_job(simulator))
+    embedded = jobs.run(create_embedding_job(study, llm))
+    study_url = reverse("fidelity:study", args=[study.pk])
+    with translation.override("en"):
+        page = coordinator_client.get(reverse("job_detail", args=[job.pk])).content.decode()
+        assert re.search(
+            r"Simulator gpt-x picky \(DI\+PP\) answered 3 prompts of study Test study in "
+            r"[\d.]+ s\.",
+            page,
+        ), page
+        assert "1 prompt got no usable answer" in page and f'href="{study_url}"' in page
+        assert "Background job" not in page
+        page = coordinator_client.get(reverse("job_detail", args=[embedded.pk])).content.decode()
+        assert re.search(
+            rf"1 recommendation request of study Test study embedded by {fake_openai.model} in",
+            page,
+        )
+        assert f'href="{study_url}"' in page
+
+
+def test_a_stopped_simulation_resumes_only_while_its_simulator_is_there(study: Study) -> None:
+    simulator = Simulator.objects.create(study=study, label="s", configuration="DI", llm={})
+    job = Job.objects.create(
+        kind="fidelity_simulate", params={"simulator": simulator.pk}, status="interrupted"
+    )
+    assert describe(job).resumable
+    simulator.delete()
+    assert not describe(job).resumable
