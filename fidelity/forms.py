@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from annotation.imports.limits import within_upload_limit
 from annotation.models import Catalog
 from evalsite.llm.forms import EndpointForm
 from fidelity.models import Simulator, Study
@@ -31,7 +32,9 @@ class CatalogForm(forms.Form):
 
 class ItemsUploadForm(forms.Form):
     items = forms.FileField(
-        label=_("Items (CSV)"), help_text=_("Columns item_id, title, avg_rating, n_ratings.")
+        label=_("Items (CSV)"),
+        help_text=_("Columns item_id, title, avg_rating, n_ratings."),
+        validators=[within_upload_limit],
     )
 
 
@@ -39,6 +42,7 @@ class RequestsUploadForm(forms.Form):
     requests = forms.FileField(
         label=_("Requests (JSONL)"),
         help_text=_('One object per line: "id", "request", "answer_items", "answer_text".'),
+        validators=[within_upload_limit],
     )
 
 

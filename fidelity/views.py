@@ -54,11 +54,13 @@ def upload(request: HttpRequest, study_id: int, kind: str) -> HttpResponse:
     form_class = ItemsUploadForm if kind == "items" else RequestsUploadForm
     form = form_class(request.POST, request.FILES)
     if form.is_valid():
-        count, problems = pages.upload(study, kind, form.cleaned_data[kind])
-        if not problems:
-            messages.success(request, _("%(count)d rows imported.") % {"count": count})
+        uploaded = pages.upload(study, kind, form.cleaned_data[kind])
+        if not uploaded.problems:
+            messages.success(request, _("%(count)d rows imported.") % {"count": uploaded.count})
+            if uploaded.warning:
+                messages.warning(request, uploaded.warning)
             return redirect("fidelity:study", study_id=study.pk)
-        for problem in problems:
+        for problem in uploaded.problems:
             form.add_error(kind, problem)
     context = pages.study_context(study, **{f"{kind}_form": form})
     return render(request, "fidelity/study.html", context, status=400)
@@ -70,9 +72,11 @@ def set_catalog(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     form = CatalogForm(request.POST)
     if form.is_valid():
-        study.catalog = form.cleaned_data["catalog"]
-        study.save(update_fields=["catalog"])
-        messages.success(request, _("The catalog is saved."))
+        saved, warning = pages.set_catalog(study, form.cleaned_data["catalog"])
+        if saved:
+            messages.success(request, _("The catalog is saved."))
+        if warning:
+            (messages.warning if saved else messages.error)(request, warning)
     return redirect("fidelity:study", study_id=study.pk)
 
 
