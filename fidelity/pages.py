@@ -26,6 +26,7 @@ from fidelity.figures import measure_figure
 from fidelity.forms import (
     CatalogForm,
     ItemsUploadForm,
+    PromptsForm,
     RequestsUploadForm,
     SimulatorForm,
 )
@@ -146,6 +147,7 @@ def study_context(study: Study, **forms: Any) -> dict[str, Any]:
         "items_form": ItemsUploadForm(),
         "requests_form": RequestsUploadForm(),
         "simulator_form": SimulatorForm(study=study),
+        "prompts_form": PromptsForm(study=study),
         "embedding_form": EndpointForm(prefix="embed"),
     }
     return {
@@ -169,6 +171,35 @@ def add_simulator(study: Study, form: SimulatorForm) -> Simulator:
         configuration=form.cleaned_data["configuration"],
         llm=SimulatorForm.llm_settings(form.cleaned_data),
     )
+
+
+SIMULATOR_ANSWERED = gettext_lazy(
+    "Simulator %(label)s has answers already; it cannot be changed or deleted, since its answers "
+    "came from its settings. Add a new simulator instead."
+)
+
+
+def simulator_locked(simulator: Simulator) -> str:
+    """Why ``simulator`` can no longer be edited or deleted, or "" while it has no answers."""
+    if not simulator.answers.exists():
+        return ""
+    return str(SIMULATOR_ANSWERED) % {"label": simulator.label}
+
+
+def update_simulator(simulator: Simulator, form: SimulatorForm) -> None:
+    simulator.label = form.cleaned_data["label"]
+    simulator.configuration = form.cleaned_data["configuration"]
+    simulator.llm = SimulatorForm.llm_settings(form.cleaned_data)
+    simulator.save(update_fields=["label", "configuration", "llm"])
+
+
+def simulator_context(simulator: Simulator, form: SimulatorForm | None = None) -> dict[str, Any]:
+    return {
+        "study": simulator.study,
+        "simulator": simulator,
+        "form": form or SimulatorForm(study=simulator.study, instance=simulator),
+        "locked": simulator_locked(simulator),
+    }
 
 
 def start_embedding(study: Study, form: EndpointForm, user: Any) -> Job:

@@ -21,6 +21,16 @@ urlpatterns = [
         views.run_simulator,
         name="run_simulator",
     ),
+    path(
+        "<int:study_id>/simulators/<int:simulator_id>/",
+        views.edit_simulator,
+        name="edit_simulator",
+    ),
+    path(
+        "<int:study_id>/simulators/<int:simulator_id>/delete/",
+        views.delete_simulator,
+        name="delete_simulator",
+    ),
     path("<int:study_id>/people/send/", people_views.send, name="send_to_people"),
     path("<int:study_id>/people/collect/", people_views.collect, name="collect_people"),
     path("<int:study_id>/embed/", views.embed_requests, name="embed_requests"),

@@ -44,7 +44,9 @@ def test_a_coordinator_creates_a_study_uploads_files_and_draws_prompts(
     upload = SimpleUploadedFile("items.csv", items)
     coordinator_client.post(reverse("fidelity:upload_items", args=[study.pk]), {"items": upload})
     assert study.items.count() == 3
-    coordinator_client.post(reverse("fidelity:prompts", args=[study.pk]))
+    coordinator_client.post(
+        reverse("fidelity:prompts", args=[study.pk]), {"tasks": ["bin_pref"], "bin_pref": 3}
+    )
     assert study.prompts.filter(task="bin_pref").count() == 3
     with translation.override("en"):
         page = coordinator_client.get(reverse("fidelity:study", args=[study.pk]))

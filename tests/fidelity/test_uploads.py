@@ -52,9 +52,7 @@ def test_an_upload_over_the_configured_limit_is_refused_unread(
     assert study.items.count() == 5
 
 
-def test_an_upload_problem_names_file_line_and_field(
-    coordinator_client: Client, db: None
-) -> None:
+def test_an_upload_problem_names_file_line_and_field(coordinator_client: Client, db: None) -> None:
     study = Study.objects.create(name="Fresh")
     bad = ITEMS + b"m3,Bad\x00Title,2,1\n"
     url = reverse("fidelity:upload_items", args=[study.pk])
