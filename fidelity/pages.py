@@ -35,7 +35,15 @@ from fidelity.matching import CatalogMatch, catalog_match
 from fidelity.models import Answer, Simulator, Study
 from fidelity.names import MEASURE_LABELS
 from fidelity.people_page import people_context
-from fidelity.report import MAIN_MEASURE, Cell, GroupRow, TaskReport, study_report
+from fidelity.references import BUCKET_REFERENCES, Reference
+from fidelity.report import (
+    MAIN_MEASURE,
+    AltTestCell,
+    Cell,
+    GroupRow,
+    TaskReport,
+    study_report,
+)
 from fidelity.simulation import SIMULATE_JOB, create_simulation_job
 
 
@@ -245,16 +253,34 @@ class ShownRow:
     cells: list[ShownCell]
 
 
+ShownReference = tuple[str, str, float, str]
+
+
+@dataclass(frozen=True)
+class ShownBucket:
+    title: str
+    rows: list[ShownRow]
+    references: list[ShownReference]
+
+
+@dataclass(frozen=True)
+class ShownAltTest:
+    group: str
+    winning_rate: str
+    result: str
+
+
 @dataclass(frozen=True)
 class ShownTask:
     task: str
     title: str
     headers: list[str]
     rows: list[ShownRow]
-    buckets: list[tuple[str, list[ShownRow]]]
-    references: list[tuple[str, str, float, str]]
+    buckets: list[ShownBucket]
+    references: list[ShownReference]
     report: TaskReport
     figure: Figure | None
+    alt_tests: list[ShownAltTest]
 
 
 def _shown_cell(cell: Cell) -> ShownCell:
@@ -280,17 +306,35 @@ def _shown_rows(rows: tuple[GroupRow, ...]) -> list[ShownRow]:
     ]
 
 
+def _shown_references(references: tuple[Reference, ...]) -> list[ShownReference]:
+    return [
+        (shown(ref.group), str(MEASURE_LABELS[ref.measure]), ref.value, shown(ref.source))
+        for ref in references
+    ]
+
+
+def _shown_alt_test(cell: AltTestCell) -> ShownAltTest:
+    if cell.passed is None or cell.winning_rate is None:
+        return ShownAltTest(cell.group, "—", _("not available: %(note)s") % {"note": cell.note})
+    result = _("passes") if cell.passed else _("fails")
+    return ShownAltTest(cell.group, f"{cell.winning_rate:.3f}", result)
+
+
 def shown_task(task: TaskReport) -> ShownTask:
     return ShownTask(
         task.task,
         str(TASK_TITLES[task.task]),
         [str(MEASURE_LABELS[measure]) for measure in task.measures],
         _shown_rows(task.rows),
-        [(str(BUCKET_LABELS[name]), _shown_rows(rows)) for name, rows in task.buckets],
         [
-            (shown(ref.group), str(MEASURE_LABELS[ref.measure]), ref.value, shown(ref.source))
-            for ref in task.references
+            ShownBucket(
+                str(BUCKET_LABELS[name]),
+                _shown_rows(rows),
+                _shown_references(BUCKET_REFERENCES.get(name, ())),
+            )
+            for name, rows in task.buckets
         ],
+        _shown_references(task.references),
         task,
         measure_figure(
             f"figure-{task.task}",
@@ -300,6 +344,7 @@ def shown_task(task: TaskReport) -> ShownTask:
             task.references,
             str(_("people")),
         ),
+        [_shown_alt_test(cell) for cell in task.alt_tests],
     )
 
 
