@@ -1,4 +1,5 @@
-"""What the fidelity jobs' pages say: a simulator's run and the requests' embedding, in words.
+"""What the fidelity jobs' pages say: a simulator's run, the requests' embedding and the
+reviews' aspect labelling, in words.
 
 "Simulator gpt-4o DI+PP (DI+PP) answered 120 prompts of study Films in 4.2 s", with a link to
 the study. A stopped job resumes only while what it worked on (the simulator, the study) is
@@ -82,3 +83,37 @@ def describe_embedding(job: Job) -> JobDescription:
         "time": seconds(job),
     }
     return JobDescription(name, sentence, links=links, resumable=study is not None)
+
+
+def describe_labelling(job: Job) -> JobDescription:
+    """The reviews' aspect labelling in words: how many, by which model, for which study."""
+    name = _("Labelling a fidelity study's review aspects")
+    study = Study.objects.filter(pk=job.params.get("study")).first()
+    links = _study_links(study)
+    if job.status != Job.Status.DONE:
+        return JobDescription(name, links=links, resumable=study is not None)
+    labelled = count(job.result.get("labelled"))
+    sentence = ngettext(
+        "%(count)s open-preference review of study %(study)s labelled by %(model)s in %(time)s.",
+        "%(count)s open-preference reviews of study %(study)s labelled by %(model)s in %(time)s.",
+        labelled,
+    ) % {
+        "count": labelled,
+        "study": study.name if study is not None else "",
+        "model": job.result.get("model", ""),
+        "time": seconds(job),
+    }
+    failed = count(job.result.get("failed"))
+    details = (
+        (
+            ngettext(
+                "%(count)s review got no usable labels; it is named below.",
+                "%(count)s reviews got no usable labels; they are named below.",
+                failed,
+            )
+            % {"count": failed},
+        )
+        if failed
+        else ()
+    )
+    return JobDescription(name, sentence, details, links, resumable=study is not None)

@@ -21,6 +21,7 @@ from evalsite.agreement.phrases import shown
 from evalsite.charts import Figure
 from evalsite.llm.forms import EndpointForm
 from evalsite.models import Job
+from fidelity.aspect_labels import create_labelling_job
 from fidelity.embedding import create_embedding_job
 from fidelity.figures import measure_figure
 from fidelity.forms import (
@@ -157,6 +158,7 @@ def study_context(study: Study, **forms: Any) -> dict[str, Any]:
         "simulator_form": SimulatorForm(study=study),
         "prompts_form": PromptsForm(study=study),
         "embedding_form": EndpointForm(prefix="embed"),
+        "labelling_form": EndpointForm(prefix="label"),
     }
     return {
         "study": study,
@@ -208,6 +210,12 @@ def simulator_context(simulator: Simulator, form: SimulatorForm | None = None) -
         "form": form or SimulatorForm(study=simulator.study, instance=simulator),
         "locked": simulator_locked(simulator),
     }
+
+
+def start_labelling(study: Study, form: EndpointForm, user: Any) -> Job:
+    job = create_labelling_job(study, EndpointForm.llm_settings(form.cleaned_data), user)
+    jobs.start(job)
+    return job
 
 
 def start_embedding(study: Study, form: EndpointForm, user: Any) -> Job:
@@ -281,6 +289,7 @@ class ShownTask:
     report: TaskReport
     figure: Figure | None
     alt_tests: list[ShownAltTest]
+    labelled_by: str
 
 
 def _shown_cell(cell: Cell) -> ShownCell:
@@ -320,6 +329,19 @@ def _shown_alt_test(cell: AltTestCell) -> ShownAltTest:
     return ShownAltTest(cell.group, f"{cell.winning_rate:.3f}", result)
 
 
+def _labelled_by(task: TaskReport) -> str:
+    if task.task != "open_pref":
+        return ""
+    if task.labeller:
+        return _(
+            "Aspects labelled by %(model)s, with one fixed prompt, for every group's reviews."
+        ) % {"model": task.labeller}
+    return _(
+        "Aspects labelled by each responder: people in the workspace, each simulator in its "
+        "own answer."
+    )
+
+
 def shown_task(task: TaskReport) -> ShownTask:
     return ShownTask(
         task.task,
@@ -345,6 +367,7 @@ def shown_task(task: TaskReport) -> ShownTask:
             str(_("people")),
         ),
         [_shown_alt_test(cell) for cell in task.alt_tests],
+        _labelled_by(task),
     )
 
 

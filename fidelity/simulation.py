@@ -58,7 +58,8 @@ def _text_field(value: Any, name: str) -> str:
     return text.strip()
 
 
-def _aspects(value: Any) -> tuple[Aspect, ...]:
+def read_aspects(value: Any) -> tuple[Aspect, ...]:
+    """The aspects of a JSON answer, each with a sentiment: positive, negative or neutral."""
     aspects = value.get("aspects") if isinstance(value, dict) else None
     if not isinstance(aspects, list):
         raise ValueError('the answer needs "aspects" as a list')
@@ -94,7 +95,7 @@ def answer_reader(
         if task == "bin_pref":
             return YesNoPayload(_choice(value, {"yes": "yes", "no": "no"}, "answer") == "yes")
         if task == "open_pref":
-            return AspectsPayload(_text_field(value, "review"), _aspects(value))
+            return AspectsPayload(_text_field(value, "review"), read_aspects(value))
         if task == "rec_request":
             return TextPayload(_text_field(value, "request"))
         assert isinstance(content, FeedbackContent)

@@ -34,6 +34,7 @@ urlpatterns = [
     path("<int:study_id>/people/send/", people_views.send, name="send_to_people"),
     path("<int:study_id>/people/collect/", people_views.collect, name="collect_people"),
     path("<int:study_id>/embed/", views.embed_requests, name="embed_requests"),
+    path("<int:study_id>/aspects/", views.label_aspects, name="label_aspects"),
     path("<int:study_id>/report/", views.report_page, name="report"),
     path("<int:study_id>/report.csv", views.report_csv, name="report_csv"),
     path("<int:study_id>/report.xlsx", views.report_workbook, name="report_xlsx"),

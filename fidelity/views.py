@@ -169,6 +169,18 @@ def embed_requests(request: HttpRequest, study_id: int) -> HttpResponse:
 
 
 @coordinator_required
+@require_POST
+def label_aspects(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    form = EndpointForm(request.POST, prefix="label")
+    if form.is_valid():
+        job = pages.start_labelling(study, form, request.user)
+        return redirect("job_detail", job_id=job.pk)
+    context = pages.study_context(study, labelling_form=form)
+    return render(request, "fidelity/study.html", context, status=400)
+
+
+@coordinator_required
 def report_page(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     return render(request, "fidelity/report.html", pages.report_context(study))
