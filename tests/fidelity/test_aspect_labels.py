@@ -16,6 +16,7 @@ from fidelity.content import Aspect, AspectsPayload, payload_json
 from fidelity.models import Answer, Prompt, Simulator, Study
 from fidelity.prompts import PromptCounts, make_prompts
 from fidelity.report import study_report
+from fidelity.sheets import csv_bytes
 from tests.fake_openai import Answer as FakeAnswer
 from tests.fake_openai import FakeOpenAI, fake_openai_server, reply  # noqa: F401
 
@@ -90,6 +91,8 @@ def test_one_model_labels_every_review_and_the_report_measures_its_labels(
     with translation.override("en"):
         page = coordinator_client.get(reverse("fidelity:report", args=[study.pk])).content
     assert f"Aspects labelled by {fake_openai.model}, with one fixed prompt" in page.decode()
+    exported = csv_bytes(study_report(study, resamples=0)).decode()
+    assert f"aspects labelled by {fake_openai.model} (one fixed prompt, every group)" in exported
 
     jobs.run(create_labelling_job(study, llm))
     assert len(fake_openai.requests) == 2  # every review labelled already: nothing asked
