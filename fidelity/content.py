@@ -134,11 +134,14 @@ def content_from_json(task: str, value: dict[str, Any]) -> PromptContent:
 
 @dataclass(frozen=True)
 class MentionsPayload:
-    """Items talk: the text and the catalog ids of the items found in it."""
+    """Items talk: the text and the catalog ids of the items found in it; ``history`` holds
+    the ids of the items an IH simulator was shown as its history with the prompt, removed
+    from the mentions like the prompt's own items."""
 
     text: str
     mentions: tuple[str, ...] = ()
     kind: Literal["mentions"] = "mentions"
+    history: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -155,11 +158,15 @@ class Aspect:
 
 @dataclass(frozen=True)
 class AspectsPayload:
-    """Open preference: the review, and its aspects with sentiments once labelled."""
+    """Open preference: the review, and its aspects with sentiments as the responder labelled
+    them; ``labelled`` holds them as the study's aspect labeller (the model ``labeller``,
+    `fidelity.aspect_labels`) labelled the same review, once it has."""
 
     text: str
     aspects: tuple[Aspect, ...] = ()
     kind: Literal["aspects"] = "aspects"
+    labelled: tuple[Aspect, ...] = ()
+    labeller: str = ""
 
 
 @dataclass(frozen=True)
@@ -207,6 +214,10 @@ PAYLOAD_KINDS: dict[str, tuple[str, ...]] = {
 }
 
 
+def _aspects(value: Any) -> tuple[Aspect, ...]:
+    return tuple(Aspect(str(a["aspect"]), str(a["sentiment"])) for a in value or ())
+
+
 def payload_json(payload: AnswerPayload) -> dict[str, Any]:
     return asdict(payload)
 
@@ -216,12 +227,20 @@ def payload_from_json(value: dict[str, Any]) -> AnswerPayload:
     kind = value.get("kind")
     try:
         if kind == "mentions":
-            return MentionsPayload(str(value["text"]), tuple(str(m) for m in value["mentions"]))
+            return MentionsPayload(
+                str(value["text"]),
+                tuple(str(m) for m in value["mentions"]),
+                history=tuple(str(h) for h in value.get("history") or ()),
+            )
         if kind == "yes_no":
             return YesNoPayload(bool(value["yes"]))
         if kind == "aspects":
-            aspects = tuple(Aspect(str(a["aspect"]), str(a["sentiment"])) for a in value["aspects"])
-            return AspectsPayload(str(value["text"]), aspects)
+            return AspectsPayload(
+                str(value["text"]),
+                _aspects(value["aspects"]),
+                labelled=_aspects(value.get("labelled")),
+                labeller=str(value.get("labeller") or ""),
+            )
         if kind == "text":
             vector = tuple(float(number) for number in value.get("embedding") or ())
             return TextPayload(

@@ -20,6 +20,7 @@ from evalsite.llm.config import LLMConfig
 from evalsite.llm.errors import LLMConfigError, LLMError
 from evalsite.models import Job
 from fidelity.content import TextPayload, payload_json
+from fidelity.job_descriptions import describe_embedding
 from fidelity.models import Answer, Study
 
 EMBED_JOB = "fidelity_embed"
@@ -34,7 +35,7 @@ def _requests(study: Study) -> list[tuple[Answer, TextPayload]]:
     return found
 
 
-@jobs.job_kind(EMBED_JOB)
+@jobs.job_kind(EMBED_JOB, describe=describe_embedding)
 def embed_requests(context: JobContext) -> dict[str, Any]:
     """params: study (id), llm (endpoint settings of an embeddings model)."""
     study = Study.objects.filter(pk=context.params["study"]).first()

@@ -3,21 +3,28 @@
 Items: a CSV file with the header ``item_id,title,avg_rating,n_ratings``. Requests: a JSONL file
 of ``{"id", "request", "answer_items": [...], "answer_text"}``. Every problem names the file,
 the line and the field; when there is any, nothing is written and the study keeps what it had.
+Files are read from disk a row or line at a time, with the annotation imports' limits and
+checks (`annotation.imports`): a JSONL line is at most IMPORT_MAX_TRANSCRIPT_BYTES, a CSV cell
+at most the CSV cell limit, JSON nested too deeply is refused, and no text may hold what a
+database cannot store (NUL, lone surrogates).
 """
 
 from __future__ import annotations
 
 import csv
-import io
 import json
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 from django.db import transaction
 
-from annotation.imports.problems import Problems
+from annotation.imports.csv_rows import csv_records
+from annotation.imports.fields import check_storable
+from annotation.imports.limits import read_lines
+from annotation.imports.problems import FieldError, Problems
 from fidelity.models import Study, StudyItem, StudyRequest
 
 ITEM_COLUMNS = ("item_id", "title", "avg_rating", "n_ratings")
@@ -40,14 +47,6 @@ class RequestRow:
     request: str
     answer_items: tuple[str, ...]
     answer_text: str
-
-
-def _lines(data: bytes, name: str, problems: Problems) -> list[str]:
-    try:
-        return data.decode("utf-8-sig").splitlines()
-    except UnicodeDecodeError as error:
-        problems.note(name, f"the file is not UTF-8 text (byte {error.start})")
-        return []
 
 
 def _text(value: Any, name: str, line: int, field: str, problems: Problems, limit: int) -> str:
@@ -81,49 +80,83 @@ def _item_row(fields: dict[str, str], name: str, line: int, problems: Problems) 
     return ItemRow(item_id, title, rating, count) if problems.total == before else None
 
 
-def read_items(data: bytes, name: str) -> list[ItemRow]:
-    """Every row of an items CSV; raises ImportFailed naming each problem's line and field."""
+def _checked_cells(values: list[str], header: list[str]) -> dict[str, str]:
+    fields = dict(zip(header, values, strict=False))
+    check_storable(fields)
+    return fields
+
+
+def read_items(path: Path) -> list[ItemRow]:
+    """Every row of an items CSV; raises ImportFailed naming each problem's line and field.
+
+    The file is read row by row from disk; a row that cannot be read (a cell beyond the CSV
+    cell limit, broken quoting, a line that is not UTF-8) stops the reading there."""
+    name = path.name
     problems = Problems()
     rows: list[ItemRow] = []
-    reader = csv.reader(io.StringIO("\n".join(_lines(data, name, problems))))
-    header = [column.strip() for column in next(reader, [])]
-    missing = [column for column in ITEM_COLUMNS if column not in header]
-    if missing:
-        problems.note(name, f"the header lacks {', '.join(missing)}", 1)
-        problems.raise_if_any()
     seen: dict[str, int] = {}
-    for line, values in enumerate(reader, start=2):
-        if not any(value.strip() for value in values):
-            continue
-        row = _item_row(dict(zip(header, values, strict=False)), name, line, problems)
-        if row is None:
-            continue
-        if row.item_id in seen:
-            problems.note(
-                name, f"field item_id: {row.item_id!r} is already on line {seen[row.item_id]}", line
-            )
-            continue
-        seen[row.item_id] = line
-        rows.append(row)
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle)
+        records = csv_records(reader, path, problems)
+        header = [column.strip() for column in next(records, [])]
+        missing = [column for column in ITEM_COLUMNS if column not in header]
+        if missing and not problems.total:
+            problems.note(name, f"the header lacks {', '.join(missing)}", 1)
+        problems.raise_if_any()
+        line = reader.line_num + 1
+        for values in records:
+            row_line, line = line, reader.line_num + 1
+            if not any(value.strip() for value in values):
+                continue
+            try:
+                fields = _checked_cells(values, header)
+            except FieldError as error:
+                problems.note(name, f"field {error.path}: {error.message}", row_line)
+                continue
+            row = _item_row(fields, name, row_line, problems)
+            if row is None:
+                continue
+            if row.item_id in seen:
+                first = seen[row.item_id]
+                problems.note(
+                    name, f"field item_id: {row.item_id!r} is already on line {first}", row_line
+                )
+                continue
+            seen[row.item_id] = row_line
+            rows.append(row)
     if not rows and not problems.total:
         problems.note(name, "the file has no items")
     problems.raise_if_any()
     return rows
 
 
-def _json_lines(data: bytes, name: str, problems: Problems) -> Iterator[tuple[int, dict[str, Any]]]:
-    for line, text in enumerate(_lines(data, name, problems), start=1):
-        if not text.strip():
+def _json_lines(path: Path, problems: Problems) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each line's JSON object, read one line at a time (at most IMPORT_MAX_TRANSCRIPT_BYTES
+    each); a line that cannot be read, decoded, parsed or stored is a problem of its own."""
+    name = path.name
+    for line in read_lines(path):
+        if line.text is None:
+            problems.note(name, f"the line {line.problem}", line.number)
+            continue
+        if not line.text.strip():
             continue
         try:
-            value = json.loads(text)
+            value = json.loads(line.text)
         except json.JSONDecodeError as error:
-            problems.note(name, f"not valid JSON ({error.msg})", line)
+            problems.note(name, f"not valid JSON ({error.msg})", line.number)
+            continue
+        except RecursionError:
+            problems.note(name, "the JSON is nested too deeply to read", line.number)
             continue
         if not isinstance(value, dict):
-            problems.note(name, "a JSON object is expected", line)
+            problems.note(name, "a JSON object is expected", line.number)
             continue
-        yield line, value
+        try:
+            check_storable(value)
+        except FieldError as error:
+            problems.note(name, f"field {error.path}: {error.message}", line.number)
+            continue
+        yield line.number, value
 
 
 def _request_row(
@@ -146,12 +179,13 @@ def _request_row(
     return RequestRow(external_id, request, tuple(str(i).strip() for i in items), answer_text)
 
 
-def read_requests(data: bytes, name: str) -> list[RequestRow]:
+def read_requests(path: Path) -> list[RequestRow]:
     """Every line of a requests JSONL file; raises ImportFailed naming each problem."""
+    name = path.name
     problems = Problems()
     rows: list[RequestRow] = []
     seen: dict[str, int] = {}
-    for line, value in _json_lines(data, name, problems):
+    for line, value in _json_lines(path, problems):
         row = _request_row(value, name, line, problems)
         if row is None:
             continue

@@ -9,13 +9,47 @@ pattern leaves to Latin capitals.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from annotation.concept.catalog_store import load_catalog
 from annotation.concept.catalogs import Catalog, CatalogItem
 from annotation.concept.mentions import mentions_in_text, split_year, title_key
+from annotation.models import Catalog as StoredCatalog
+from annotation.models import CatalogItem as StoredEntry
 from fidelity.models import Study
 
 _MARKED = re.compile(r"《([^》]{1,100})》|“([^”]{1,100})”")
+
+
+SHOWN_UNMATCHED = 5
+
+
+@dataclass(frozen=True)
+class CatalogMatch:
+    """How many of a study's item ids a catalog holds; ``unmatched`` names a few it lacks.
+
+    A mention is a catalog id, and a prompt's items are study ids: an item whose id the
+    catalog lacks is never removed from the mentions as a prompt item."""
+
+    items: int
+    matched: int
+    unmatched: tuple[str, ...]
+
+    @property
+    def complete(self) -> bool:
+        return self.matched == self.items
+
+
+def catalog_match(study: Study, catalog: StoredCatalog) -> CatalogMatch:
+    """Which of the study's item ids are item ids of ``catalog``."""
+    ids = list(study.items.order_by("id").values_list("item_id", flat=True))
+    known = set(
+        catalog.entries.filter(kind=StoredEntry.Kind.ITEM, item_id__in=ids).values_list(
+            "item_id", flat=True
+        )
+    )
+    missing = [item_id for item_id in ids if item_id not in known]
+    return CatalogMatch(len(ids), len(ids) - len(missing), tuple(missing[:SHOWN_UNMATCHED]))
 
 
 def study_catalog(study: Study) -> Catalog:

@@ -2,32 +2,49 @@
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path, PurePath
 from typing import Any
 
 from django.core.files.uploadedfile import UploadedFile
 from django.db.models import Count
-from django.utils.translation import gettext_lazy as _
+from django.utils.text import get_valid_filename
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
+from annotation.catalog_upload import problems_text
 from annotation.imports.problems import ImportFailed
+from annotation.models import Catalog as StoredCatalog
 from evalsite import jobs
 from evalsite.agreement.phrases import shown
 from evalsite.charts import Figure
 from evalsite.llm.forms import EndpointForm
 from evalsite.models import Job
+from fidelity.aspect_labels import create_labelling_job
 from fidelity.embedding import create_embedding_job
 from fidelity.figures import measure_figure
 from fidelity.forms import (
     CatalogForm,
     ItemsUploadForm,
+    PromptsForm,
     RequestsUploadForm,
     SimulatorForm,
 )
 from fidelity.imports import read_items, read_requests, store_items, store_requests
+from fidelity.matching import CatalogMatch, catalog_match
 from fidelity.models import Answer, Simulator, Study
 from fidelity.names import MEASURE_LABELS
 from fidelity.people_page import people_context
-from fidelity.report import MAIN_MEASURE, Cell, GroupRow, TaskReport, study_report
+from fidelity.references import BUCKET_REFERENCES, Reference
+from fidelity.report import (
+    MAIN_MEASURE,
+    AltTestCell,
+    Cell,
+    GroupRow,
+    TaskReport,
+    study_report,
+)
 from fidelity.simulation import SIMULATE_JOB, create_simulation_job
 
 
@@ -38,20 +55,80 @@ class SimulatorRow:
     job: Job | None
 
 
-def upload(study: Study, kind: str, file: UploadedFile) -> tuple[int, list[str]]:
-    """Store the uploaded ``kind`` file ("items" or "requests"): how many rows, or the problems
-    (then nothing changed)."""
-    data = file.read()
-    name = file.name or kind
-    try:
-        if kind == "items":
-            return store_items(study, read_items(data, name)), []
-        return store_requests(study, read_requests(data, name)), []
-    except ImportFailed as error:
-        lines = [str(problem) for problem in error.problems]
-        if error.total > len(error.problems):
-            lines.append(f"… {error.total - len(error.problems)}")
-        return 0, lines
+@dataclass(frozen=True)
+class Uploaded:
+    """An upload's outcome: rows stored, or the problems (then nothing changed); ``warning``
+    says what the stored data lacks (item ids the study's catalog does not hold)."""
+
+    count: int
+    problems: list[str]
+    warning: str = ""
+
+
+def _saved(file: UploadedFile, folder: Path, kind: str) -> Path:
+    target = folder / (get_valid_filename(PurePath(file.name or kind).name) or kind)
+    with target.open("wb") as handle:
+        for chunk in file.chunks():
+            handle.write(chunk)
+    return target
+
+
+def upload(study: Study, kind: str, file: UploadedFile) -> Uploaded:
+    """Store the uploaded ``kind`` file ("items" or "requests"), read from disk a row at a
+    time; refused once the prompts are drawn, since they show the rows it would replace."""
+    if study.prompts.exists():
+        return Uploaded(0, [str(REUPLOAD_REFUSED)])
+    with tempfile.TemporaryDirectory(prefix="evalsite-fidelity-") as scratch:
+        path = _saved(file, Path(scratch), kind)
+        try:
+            if kind == "items":
+                count = store_items(study, read_items(path))
+            else:
+                count = store_requests(study, read_requests(path))
+        except ImportFailed as error:
+            return Uploaded(0, problems_text(error))
+    return Uploaded(count, [], catalog_warning(study) if kind == "items" else "")
+
+
+REUPLOAD_REFUSED = gettext_lazy(
+    "The prompts were drawn from this study's items and requests already; uploading them again "
+    "would change what the prompts and their answers refer to. Start a new study for new data."
+)
+
+
+def _unmatched_text(study: Study, catalog: StoredCatalog, match: CatalogMatch) -> str:
+    return _(
+        "%(missing)d of the study's %(items)d item ids are not in catalog %(catalog)s (for "
+        "example %(ids)s): mentions of those items are never removed as prompt items."
+    ) % {
+        "missing": match.items - match.matched,
+        "items": match.items,
+        "catalog": catalog.name,
+        "ids": ", ".join(match.unmatched),
+    }
+
+
+def catalog_warning(study: Study) -> str:
+    """Why the study's catalog does not fit its items, or "" when it does (or there is none)."""
+    if study.catalog is None:
+        return ""
+    match = catalog_match(study, study.catalog)
+    return "" if match.complete else _unmatched_text(study, study.catalog, match)
+
+
+def set_catalog(study: Study, catalog: StoredCatalog | None) -> tuple[bool, str]:
+    """Use ``catalog`` for the study's mentions: refused (False and why) when it holds none of
+    the study's item ids; saved with a warning when it lacks some."""
+    if catalog is not None and study.items.exists():
+        match = catalog_match(study, catalog)
+        if not match.matched:
+            return False, _(
+                "None of the study's item ids is in catalog %(catalog)s (for example %(ids)s); "
+                "choose a catalog whose ids are the study's."
+            ) % {"catalog": catalog.name, "ids": ", ".join(match.unmatched)}
+    study.catalog = catalog
+    study.save(update_fields=["catalog"])
+    return True, catalog_warning(study)
 
 
 def _last_job(simulator: Simulator) -> Job | None:
@@ -79,7 +156,9 @@ def study_context(study: Study, **forms: Any) -> dict[str, Any]:
         "items_form": ItemsUploadForm(),
         "requests_form": RequestsUploadForm(),
         "simulator_form": SimulatorForm(study=study),
+        "prompts_form": PromptsForm(study=study),
         "embedding_form": EndpointForm(prefix="embed"),
+        "labelling_form": EndpointForm(prefix="label"),
     }
     return {
         "study": study,
@@ -104,6 +183,41 @@ def add_simulator(study: Study, form: SimulatorForm) -> Simulator:
     )
 
 
+SIMULATOR_ANSWERED = gettext_lazy(
+    "Simulator %(label)s has answers already; it cannot be changed or deleted, since its answers "
+    "came from its settings. Add a new simulator instead."
+)
+
+
+def simulator_locked(simulator: Simulator) -> str:
+    """Why ``simulator`` can no longer be edited or deleted, or "" while it has no answers."""
+    if not simulator.answers.exists():
+        return ""
+    return str(SIMULATOR_ANSWERED) % {"label": simulator.label}
+
+
+def update_simulator(simulator: Simulator, form: SimulatorForm) -> None:
+    simulator.label = form.cleaned_data["label"]
+    simulator.configuration = form.cleaned_data["configuration"]
+    simulator.llm = SimulatorForm.llm_settings(form.cleaned_data)
+    simulator.save(update_fields=["label", "configuration", "llm"])
+
+
+def simulator_context(simulator: Simulator, form: SimulatorForm | None = None) -> dict[str, Any]:
+    return {
+        "study": simulator.study,
+        "simulator": simulator,
+        "form": form or SimulatorForm(study=simulator.study, instance=simulator),
+        "locked": simulator_locked(simulator),
+    }
+
+
+def start_labelling(study: Study, form: EndpointForm, user: Any) -> Job:
+    job = create_labelling_job(study, EndpointForm.llm_settings(form.cleaned_data), user)
+    jobs.start(job)
+    return job
+
+
 def start_embedding(study: Study, form: EndpointForm, user: Any) -> Job:
     job = create_embedding_job(study, EndpointForm.llm_settings(form.cleaned_data), user)
     jobs.start(job)
@@ -119,13 +233,16 @@ def start_simulation(simulator: Simulator, user: Any) -> Job:
 # The report ------------------------------------------------------------------------------------
 
 TASK_TITLES = {
-    "items_talk": _("Items talk"),
-    "bin_pref": _("Binary preference"),
-    "open_pref": _("Open preference"),
-    "rec_request": _("Recommendation request"),
-    "feedback": _("Feedback"),
+    "items_talk": gettext_lazy("Items talk"),
+    "bin_pref": gettext_lazy("Binary preference"),
+    "open_pref": gettext_lazy("Open preference"),
+    "rec_request": gettext_lazy("Recommendation request"),
+    "feedback": gettext_lazy("Feedback"),
 }
-BUCKET_LABELS = {"frequent": _("Frequent items"), "infrequent": _("Infrequent items")}
+BUCKET_LABELS = {
+    "frequent": gettext_lazy("Frequent items"),
+    "infrequent": gettext_lazy("Infrequent items"),
+}
 COUNTS = {"n_mentions", "n_distinct", "n_items", "n_aspects"}
 
 
@@ -144,16 +261,35 @@ class ShownRow:
     cells: list[ShownCell]
 
 
+ShownReference = tuple[str, str, float, str]
+
+
+@dataclass(frozen=True)
+class ShownBucket:
+    title: str
+    rows: list[ShownRow]
+    references: list[ShownReference]
+
+
+@dataclass(frozen=True)
+class ShownAltTest:
+    group: str
+    winning_rate: str
+    result: str
+
+
 @dataclass(frozen=True)
 class ShownTask:
     task: str
     title: str
     headers: list[str]
     rows: list[ShownRow]
-    buckets: list[tuple[str, list[ShownRow]]]
-    references: list[tuple[str, str, float, str]]
+    buckets: list[ShownBucket]
+    references: list[ShownReference]
     report: TaskReport
     figure: Figure | None
+    alt_tests: list[ShownAltTest]
+    labelled_by: str
 
 
 def _shown_cell(cell: Cell) -> ShownCell:
@@ -179,17 +315,48 @@ def _shown_rows(rows: tuple[GroupRow, ...]) -> list[ShownRow]:
     ]
 
 
+def _shown_references(references: tuple[Reference, ...]) -> list[ShownReference]:
+    return [
+        (shown(ref.group), str(MEASURE_LABELS[ref.measure]), ref.value, shown(ref.source))
+        for ref in references
+    ]
+
+
+def _shown_alt_test(cell: AltTestCell) -> ShownAltTest:
+    if cell.passed is None or cell.winning_rate is None:
+        return ShownAltTest(cell.group, "—", _("not available: %(note)s") % {"note": cell.note})
+    result = _("passes") if cell.passed else _("fails")
+    return ShownAltTest(cell.group, f"{cell.winning_rate:.3f}", result)
+
+
+def _labelled_by(task: TaskReport) -> str:
+    if task.task != "open_pref":
+        return ""
+    if task.labeller:
+        return _(
+            "Aspects labelled by %(model)s, with one fixed prompt, for every group's reviews."
+        ) % {"model": task.labeller}
+    return _(
+        "Aspects labelled by each responder: people in the workspace, each simulator in its "
+        "own answer."
+    )
+
+
 def shown_task(task: TaskReport) -> ShownTask:
     return ShownTask(
         task.task,
         str(TASK_TITLES[task.task]),
         [str(MEASURE_LABELS[measure]) for measure in task.measures],
         _shown_rows(task.rows),
-        [(str(BUCKET_LABELS[name]), _shown_rows(rows)) for name, rows in task.buckets],
         [
-            (shown(ref.group), str(MEASURE_LABELS[ref.measure]), ref.value, shown(ref.source))
-            for ref in task.references
+            ShownBucket(
+                str(BUCKET_LABELS[name]),
+                _shown_rows(rows),
+                _shown_references(BUCKET_REFERENCES.get(name, ())),
+            )
+            for name, rows in task.buckets
         ],
+        _shown_references(task.references),
         task,
         measure_figure(
             f"figure-{task.task}",
@@ -199,6 +366,8 @@ def shown_task(task: TaskReport) -> ShownTask:
             task.references,
             str(_("people")),
         ),
+        [_shown_alt_test(cell) for cell in task.alt_tests],
+        _labelled_by(task),
     )
 
 

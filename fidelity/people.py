@@ -186,6 +186,7 @@ def payload(
             return None
         aspects = _aspects(text(q.LIKED_ASPECTS) or "", "positive")
         aspects += _aspects(text(q.DISLIKED_ASPECTS) or "", "negative")
+        aspects += _aspects(text(q.NEUTRAL_ASPECTS) or "", "neutral")
         return AspectsPayload(review, tuple(aspects))
     if isinstance(content, RecRequestContent):
         request = text(q.REQUEST)

@@ -2,8 +2,9 @@
 
 Each task has its own rubric (`annotation.rubrics`): items talk and recommendation requests
 are free text; binary preference is yes/no; open preference is a review with the aspects it
-praises and criticises; feedback is accept/reject (yes/no) for one recommendation and an A/B
-choice with "neither" for two. The wording follows the tasks of Yoon et al. (NAACL 2024),
+praises, criticises and mentions neutrally (the same three sentiments a simulator gives);
+feedback is accept/reject (yes/no) for one recommendation and an A/B choice with "neither"
+for two. The wording follows the tasks of Yoon et al. (NAACL 2024),
 written for EvalSite.
 """
 
@@ -14,12 +15,14 @@ from typing import Any
 from annotation.models import Rubric
 from annotation.rubrics import load_rubric
 
-VERSION = 1
+# Version 2 adds the aspects a review mentions without praise or criticism (neutral).
+VERSION = 2
 FILMS = "films"
 WATCH = "watch"
 REVIEW = "review"
 LIKED_ASPECTS = "liked_aspects"
 DISLIKED_ASPECTS = "disliked_aspects"
+NEUTRAL_ASPECTS = "neutral_aspects"
 REQUEST = "request"
 ACCEPT = "accept"
 CHOICE = "choice"
@@ -104,6 +107,17 @@ _DISLIKED = _text(
     required=False,
     max_chars=500,
 )
+_NEUTRAL = _text(
+    NEUTRAL_ASPECTS,
+    ("Aspects mentioned neutrally", "中性提及的方面"),
+    (
+        "Which aspects does your review mention without praising or criticising them? One per "
+        "line.",
+        "你的评论提到了哪些方面，但既没有称赞也没有批评？每行一个。",
+    ),
+    required=False,
+    max_chars=500,
+)
 _REQUEST = _text(
     REQUEST,
     ("Request", "推荐请求"),
@@ -147,7 +161,11 @@ _CHOICE = {
 _RUBRICS: dict[str, tuple[str, str, list[dict[str, Any]]]] = {
     "items_talk": ("Fidelity: items talk", "保真度：聊电影", [_FILMS]),
     "bin_pref": ("Fidelity: binary preference", "保真度：是否愿意观看", [_WATCH]),
-    "open_pref": ("Fidelity: open preference", "保真度：开放评价", [_REVIEW, _LIKED, _DISLIKED]),
+    "open_pref": (
+        "Fidelity: open preference",
+        "保真度：开放评价",
+        [_REVIEW, _LIKED, _DISLIKED, _NEUTRAL],
+    ),
     "rec_request": ("Fidelity: recommendation request", "保真度：推荐请求", [_REQUEST]),
     "feedback": ("Fidelity: feedback", "保真度：反馈", [_ACCEPT, _CHOICE]),
 }

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from fidelity.content import (
     FeedbackContent,
@@ -35,7 +36,8 @@ from fidelity.models import Answer, Prompt, Study, StudyRequest
 
 
 class PromptsError(ValueError):
-    """The study's data cannot make these prompts, or someone has already answered them."""
+    """The study's data cannot make these prompts, or someone has already answered them; the
+    message is for the coordinator, in their language."""
 
 
 @dataclass(frozen=True)
@@ -121,11 +123,13 @@ def draw_prompts(study: Study, counts: PromptCounts) -> dict[str, list[PromptCon
 def make_prompts(study: Study, counts: PromptCounts | None = None) -> int:
     """Replace the study's prompts with newly drawn ones; refused once anyone has answered."""
     if Answer.objects.filter(prompt__study=study).exists():
-        raise PromptsError("the prompts have answers already; they cannot be drawn again")
+        raise PromptsError(_("The prompts have answers already; they cannot be drawn again."))
     if study.people_campaigns.exists():
-        raise PromptsError("the prompts were sent to people already; they cannot be drawn again")
+        raise PromptsError(
+            _("The prompts were sent to people already; they cannot be drawn again.")
+        )
     if not study.items.exists():
-        raise PromptsError("the study has no items yet")
+        raise PromptsError(_("The study has no items yet."))
     drawn = draw_prompts(study, counts or PromptCounts())
     with transaction.atomic():
         study.prompts.all().delete()

@@ -59,3 +59,17 @@ REFERENCES: dict[str, tuple[Reference, ...]] = {
         Reference("gpt-4", "share_positive", 0.91, Phrase(gettext_noop("Table 7, items only"))),
     ),
 }
+
+# Binary preference by frequency bucket (Table 3): Pearson r over frequent and infrequent items.
+BUCKET_REFERENCES: dict[str, tuple[Reference, ...]] = {
+    "frequent": (
+        Reference("gpt-3.5, DI", "pearson_r", 0.18, Phrase(gettext_noop("Table 3, frequent"))),
+        Reference("gpt-4, DI", "pearson_r", 0.24, Phrase(gettext_noop("Table 3, frequent"))),
+        Reference("gpt-4, DI+PP", "pearson_r", 0.75, Phrase(gettext_noop("Table 3, frequent"))),
+    ),
+    "infrequent": (
+        Reference("gpt-3.5, DI", "pearson_r", 0.12, Phrase(gettext_noop("Table 3, infrequent"))),
+        Reference("gpt-4, DI", "pearson_r", 0.53, Phrase(gettext_noop("Table 3, infrequent"))),
+        Reference("gpt-4, DI+PP", "pearson_r", 0.76, Phrase(gettext_noop("Table 3, infrequent"))),
+    ),
+}

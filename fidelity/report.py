@@ -12,7 +12,7 @@ per person, the alt-test is null with its note, and the verdict rests on the mea
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from django.utils.translation import gettext as _
@@ -26,6 +26,7 @@ from evalsite.fidelity.feedback import comparison, feedback
 from evalsite.fidelity.items_talk import items_talk
 from evalsite.fidelity.open_pref import open_pref
 from evalsite.fidelity.rec_request import rec_request
+from fidelity.aspect_labels import study_labeller
 from fidelity.models import Study, StudyItem
 from fidelity.names import MEASURE_LABELS
 from fidelity.references import REFERENCES, Reference
@@ -100,6 +101,9 @@ class TaskReport:
     alt_tests: tuple[AltTestCell, ...]
     verdicts: tuple[Verdict, ...]
     buckets: tuple[tuple[str, tuple[GroupRow, ...]], ...] = ()
+    # Open preference: the model that labelled every review's aspects, or "" for each
+    # responder's own labels.
+    labeller: str = ""
 
 
 def _cell(measure: str, value: Measured | int) -> Cell:
@@ -267,9 +271,14 @@ def task_report(
 
 def study_report(study: Study, *, resamples: int = 1000) -> tuple[TaskReport, ...]:
     """Every task of the study that has prompts, people's row first in each."""
-    groups = study_groups(study)
+    labeller = study_labeller(study)
+    groups = study_groups(study, labeller)
     items = list(study.items.all())
     tasks = [task for task in MEASURES if study.prompts.filter(task=task).exists()]
-    return tuple(
+    reports = (
         task_report(task, groups, items, resamples=resamples, seed=study.seed) for task in tasks
+    )
+    return tuple(
+        replace(report, labeller=labeller) if report.task == "open_pref" else report
+        for report in reports
     )

@@ -69,13 +69,15 @@ def _comparison(
     return ComparisonAnswer(responder, key, chosen, positive_first)  # type: ignore[arg-type]
 
 
-def _add(target: GroupAnswers, answer: Answer, ratings: dict[str, float]) -> None:
+def _add(
+    target: GroupAnswers, answer: Answer, ratings: dict[str, float], labeller: str = ""
+) -> None:
     prompt = answer.prompt
     content = prompt.shown()
     said = answer.said()
     who = answer.responder
     if isinstance(content, ItemsTalkContent) and isinstance(said, MentionsPayload):
-        items = tuple(item.item_id for item in content.items)
+        items = tuple(item.item_id for item in content.items) + said.history
         target.items_talk.append(ItemsTalkAnswer(who, said.mentions, items))
     elif isinstance(content, ItemContent) and isinstance(said, YesNoPayload):
         rating = ratings.get(content.item_id)
@@ -84,7 +86,8 @@ def _add(target: GroupAnswers, answer: Answer, ratings: dict[str, float]) -> Non
             target.bin_pref_scores.append((prompt.key, who, 1.0 if said.yes else 0.0))
     elif isinstance(said, AspectsPayload):
         target.open_pref_texts += 1
-        target.open_pref.extend(AspectLabel(who, a.aspect, a.sentiment) for a in said.aspects)
+        aspects = said.labelled if labeller else said.aspects
+        target.open_pref.extend(AspectLabel(who, a.aspect, a.sentiment) for a in aspects)
     elif isinstance(said, TextPayload):
         target.rec_request.append(RecRequestText(who, said.text))
         target.rec_request_embeddings.append((said.embedding_model, said.embedding))
@@ -99,8 +102,10 @@ def _add(target: GroupAnswers, answer: Answer, ratings: dict[str, float]) -> Non
         )
 
 
-def study_groups(study: Study) -> list[GroupAnswers]:
-    """Each responder group's answers: people first, then the simulators in order."""
+def study_groups(study: Study, labeller: str = "") -> list[GroupAnswers]:
+    """Each responder group's answers: people first, then the simulators in order; reviews'
+    aspects as ``labeller`` labelled them (`fidelity.aspect_labels.study_labeller`), or as
+    their responders did when it is ""."""
     ratings = {item.item_id: item.avg_rating for item in study.items.all()}
     groups: dict[str, GroupAnswers] = {PEOPLE: GroupAnswers(PEOPLE)}
     for label in study.simulators.order_by("id").values_list("label", flat=True):
@@ -108,5 +113,5 @@ def study_groups(study: Study) -> list[GroupAnswers]:
     answers = Answer.objects.filter(prompt__study=study).select_related("prompt")
     for answer in answers.order_by("prompt__task", "prompt__position", "responder"):
         target = groups.setdefault(answer.group, GroupAnswers(answer.group))
-        _add(target, answer, ratings)
+        _add(target, answer, ratings, labeller)
     return list(groups.values())

@@ -8,6 +8,7 @@ from typing import IO
 
 from evalsite.agreement.phrases import shown
 from evalsite.spreadsheets import CellValue, Sheet, write_csv, write_workbook
+from fidelity.references import BUCKET_REFERENCES
 from fidelity.report import GroupRow, TaskReport
 
 MEASURE_HEADER = (
@@ -32,9 +33,21 @@ VERDICT_HEADER = (
 )
 
 
-def _group_rows(task: str, subset: str, rows: Sequence[GroupRow]) -> Iterator[list[CellValue]]:
+def _labelling(task: TaskReport) -> str:
+    """How an open-preference row's aspects were labelled, for its notes."""
+    if task.task != "open_pref":
+        return ""
+    if task.labeller:
+        return f"aspects labelled by {task.labeller} (one fixed prompt, every group)"
+    return "aspects labelled by each responder"
+
+
+def _group_rows(
+    task: str, subset: str, rows: Sequence[GroupRow], labelling: str = ""
+) -> Iterator[list[CellValue]]:
     for row in rows:
         for cell in row.cells:
+            notes = [labelling] if labelling else []
             low, high = cell.ci if cell.ci is not None else (None, None)
             yield [
                 task,
@@ -45,19 +58,22 @@ def _group_rows(task: str, subset: str, rows: Sequence[GroupRow]) -> Iterator[li
                 cell.value,
                 low,
                 high,
-                "; ".join(shown(note) for note in cell.notes),
+                "; ".join([*notes, *(shown(note) for note in cell.notes)]),
             ]
 
 
 def measure_rows(tasks: Sequence[TaskReport]) -> Iterator[list[CellValue]]:
     for task in tasks:
-        yield from _group_rows(task.task, "all", task.rows)
+        yield from _group_rows(task.task, "all", task.rows, _labelling(task))
         for bucket, rows in task.buckets:
             yield from _group_rows(task.task, bucket, rows)
-        for reference in task.references:
+        paper = [("paper", reference) for reference in task.references]
+        for bucket, _rows in task.buckets:
+            paper += [(f"paper {bucket}", ref) for ref in BUCKET_REFERENCES.get(bucket, ())]
+        for subset, reference in paper:
             yield [
                 task.task,
-                "paper",
+                subset,
                 reference.group,
                 None,
                 reference.measure,

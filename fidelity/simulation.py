@@ -3,9 +3,10 @@
 Each prompt is put to the simulator's model (`fidelity.simulator_prompts`), and its JSON answer
 is stored as a typed `Answer` of the simulator's group: the items an items-talk answer mentions
 are found by title in the study's catalog; an open preference's aspects come in the same JSON
-answer. Every call goes through the one LLM client, so answers are recorded and cached; a
-resumed job skips the prompts already answered. A prompt the model cannot answer in shape is
-counted as failed and named in the job's errors.
+answer; an IH simulator's items-talk answer records the items of its history, which are removed
+from its mentions like the prompt's own. Every call goes through the one LLM client, so answers
+are recorded and cached; a resumed job skips the prompts already answered. A prompt the model
+cannot answer in shape is counted as failed and named in the job's errors.
 """
 
 from __future__ import annotations
@@ -36,9 +37,15 @@ from fidelity.content import (
     YesNoPayload,
     payload_json,
 )
+from fidelity.job_descriptions import describe_simulation
 from fidelity.matching import mentioned_items, study_catalog
 from fidelity.models import Answer, Prompt, Simulator
-from fidelity.simulator_prompts import PROMPT_VERSION, RatedItem, simulator_messages
+from fidelity.simulator_prompts import (
+    PROMPT_VERSION,
+    RatedItem,
+    shown_history,
+    simulator_messages,
+)
 
 SIMULATE_JOB = "fidelity_simulate"
 SENTIMENTS = ("positive", "negative", "neutral")
@@ -51,7 +58,8 @@ def _text_field(value: Any, name: str) -> str:
     return text.strip()
 
 
-def _aspects(value: Any) -> tuple[Aspect, ...]:
+def read_aspects(value: Any) -> tuple[Aspect, ...]:
+    """The aspects of a JSON answer, each with a sentiment: positive, negative or neutral."""
     aspects = value.get("aspects") if isinstance(value, dict) else None
     if not isinstance(aspects, list):
         raise ValueError('the answer needs "aspects" as a list')
@@ -74,17 +82,20 @@ def _choice(value: Any, allowed: dict[str, str], name: str) -> str:
     return chosen
 
 
-def answer_reader(task: str, content: Any, catalog: Catalog) -> Callable[[Any], AnswerPayload]:
-    """The validator of a simulator's JSON answer to a prompt, giving its typed payload."""
+def answer_reader(
+    task: str, content: Any, catalog: Catalog, history: tuple[str, ...] = ()
+) -> Callable[[Any], AnswerPayload]:
+    """The validator of a simulator's JSON answer to a prompt, giving its typed payload;
+    ``history`` is the ids of the items shown as the simulator's history with the prompt."""
 
     def read(value: Any) -> AnswerPayload:
         if task == "items_talk":
             text = _text_field(value, "text")
-            return MentionsPayload(text, mentioned_items(text, catalog))
+            return MentionsPayload(text, mentioned_items(text, catalog), history=history)
         if task == "bin_pref":
             return YesNoPayload(_choice(value, {"yes": "yes", "no": "no"}, "answer") == "yes")
         if task == "open_pref":
-            return AspectsPayload(_text_field(value, "review"), _aspects(value))
+            return AspectsPayload(_text_field(value, "review"), read_aspects(value))
         if task == "rec_request":
             return TextPayload(_text_field(value, "request"))
         assert isinstance(content, FeedbackContent)
@@ -97,7 +108,7 @@ def answer_reader(task: str, content: Any, catalog: Catalog) -> Callable[[Any], 
     return read
 
 
-@jobs.job_kind(SIMULATE_JOB)
+@jobs.job_kind(SIMULATE_JOB, describe=describe_simulation)
 def simulate(context: JobContext) -> dict[str, Any]:
     """params: simulator (id); the endpoint settings are the simulator's."""
     simulator = Simulator.objects.select_related("study").filter(pk=context.params["simulator"])
@@ -110,7 +121,9 @@ def simulate(context: JobContext) -> dict[str, Any]:
         raise JobError(str(error)) from None
     study = found.study
     catalog = study_catalog(study)
-    history = [RatedItem(item.title, item.avg_rating) for item in study.items.order_by("id")]
+    history = [
+        RatedItem(item.title, item.avg_rating, item.item_id) for item in study.items.order_by("id")
+    ]
     prompts = list(study.prompts.order_by("task", "position"))
     done = set(found.answers.values_list("prompt_id", flat=True))
     todo = [prompt for prompt in prompts if prompt.pk not in done]
@@ -138,6 +151,10 @@ def simulate(context: JobContext) -> dict[str, Any]:
 
     async def work(llm: LLMClient, prompt: Prompt) -> None:
         content = prompt.shown()
+        shown: tuple[str, ...] = ()
+        if found.configuration == Simulator.Configuration.IH:
+            chosen = shown_history(content, history, key=prompt.key, seed=study.seed)
+            shown = tuple(item.item_id for item in chosen)
         messages = simulator_messages(
             prompt.task,
             content,
@@ -147,7 +164,9 @@ def simulate(context: JobContext) -> dict[str, Any]:
             seed=study.seed,
             history=history,
         )
-        answer = await llm.complete_json(messages, answer_reader(prompt.task, content, catalog))
+        answer = await llm.complete_json(
+            messages, answer_reader(prompt.task, content, catalog, shown)
+        )
         await sync_to_async(store)(prompt, answer.value, answer.error)
 
     usage = run_with_llm(context, config, todo, work)

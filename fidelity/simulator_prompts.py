@@ -6,6 +6,9 @@ User Simulators for Conversational Recommendation" (NAACL 2024). The configurati
 - DI, direct instruction: the task alone;
 - DI+PP, with a pickiness persona: the user is told how picky they are (drawn per prompt);
 - IH, with an interaction history: the user is shown items they watched and how they rated them.
+  The history never holds the prompt's own items (the item asked about, the persona's or the
+  liked items, the recommended ones): it would give the answer away, and an item named back
+  from it is removed from the answer's mentions like the prompt's items (`shown_history`).
 
 Each template asks for one JSON object, in the study's language (English or Chinese). The
 persona and the history are drawn from the prompt's key and the study's seed, so a prompt is
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 
 from evalsite.llm.answers import Message
 from fidelity.content import (
+    FeedbackContent,
     ItemContent,
     ItemsTalkContent,
     PromptContent,
@@ -28,7 +32,7 @@ from fidelity.content import (
     RecRequestContent,
 )
 
-PROMPT_VERSION = "fidelity-sim-v1"
+PROMPT_VERSION = "fidelity-sim-v2"
 HISTORY_LENGTH = 5
 
 
@@ -36,6 +40,7 @@ HISTORY_LENGTH = 5
 class RatedItem:
     title: str
     rating: float
+    item_id: str = ""
 
 
 _EN = {
@@ -118,6 +123,30 @@ def task_text(task: str, content: PromptContent, zh: bool) -> str:
     )
 
 
+def prompt_item_ids(content: PromptContent) -> frozenset[str]:
+    """The ids of the items a prompt itself shows or asks about."""
+    if isinstance(content, ItemsTalkContent):
+        return frozenset(item.item_id for item in content.items)
+    if isinstance(content, ItemContent):
+        return frozenset({content.item_id})
+    if isinstance(content, RecRequestContent):
+        return frozenset(item.item_id for item in content.liked)
+    assert isinstance(content, FeedbackContent)
+    shown = (content.recommendation, content.a, content.b)
+    return frozenset(item.item_id for rec in shown if rec is not None for item in rec.items)
+
+
+def shown_history(
+    content: PromptContent, history: Sequence[RatedItem], *, key: str, seed: int
+) -> tuple[RatedItem, ...]:
+    """The interaction history an IH simulator sees with one prompt: up to `HISTORY_LENGTH`
+    rated items drawn from the key and seed, never one of the prompt's own items."""
+    own = prompt_item_ids(content)
+    allowed = [item for item in history if item.item_id not in own]
+    rng = random.Random(f"{seed}:{key}:history")
+    return tuple(rng.sample(allowed, min(HISTORY_LENGTH, len(allowed))))
+
+
 def simulator_messages(
     task: str,
     content: PromptContent,
@@ -128,7 +157,8 @@ def simulator_messages(
     seed: int,
     history: Sequence[RatedItem] = (),
 ) -> list[Message]:
-    """The system and user messages that put one prompt to a simulator."""
+    """The system and user messages that put one prompt to a simulator; an IH simulator is
+    shown `shown_history` of ``history``."""
     zh = language == "zh"
     texts = _ZH if zh else _EN
     system = [str(texts["system"])]
@@ -137,8 +167,8 @@ def simulator_messages(
         picky = texts["picky"]
         assert isinstance(picky, dict)
         system.append(picky[rng.choice(PICKINESS)])
-    if configuration == "IH" and history:
-        chosen = rng.sample(list(history), min(HISTORY_LENGTH, len(history)))
+    chosen = shown_history(content, history, key=key, seed=seed) if configuration == "IH" else ()
+    if chosen:
         shown = ("、" if zh else ", ").join(f"{item.title} ({item.rating:.1f})" for item in chosen)
         system.append(str(texts["history"]).format(items=shown))
     user = task_text(task, content, zh)

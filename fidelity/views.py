@@ -17,6 +17,7 @@ from fidelity import pages
 from fidelity.forms import (
     CatalogForm,
     ItemsUploadForm,
+    PromptsForm,
     RequestsUploadForm,
     SimulatorForm,
     StudyForm,
@@ -54,11 +55,13 @@ def upload(request: HttpRequest, study_id: int, kind: str) -> HttpResponse:
     form_class = ItemsUploadForm if kind == "items" else RequestsUploadForm
     form = form_class(request.POST, request.FILES)
     if form.is_valid():
-        count, problems = pages.upload(study, kind, form.cleaned_data[kind])
-        if not problems:
-            messages.success(request, _("%(count)d rows imported.") % {"count": count})
+        uploaded = pages.upload(study, kind, form.cleaned_data[kind])
+        if not uploaded.problems:
+            messages.success(request, _("%(count)d rows imported.") % {"count": uploaded.count})
+            if uploaded.warning:
+                messages.warning(request, uploaded.warning)
             return redirect("fidelity:study", study_id=study.pk)
-        for problem in problems:
+        for problem in uploaded.problems:
             form.add_error(kind, problem)
     context = pages.study_context(study, **{f"{kind}_form": form})
     return render(request, "fidelity/study.html", context, status=400)
@@ -70,9 +73,11 @@ def set_catalog(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     form = CatalogForm(request.POST)
     if form.is_valid():
-        study.catalog = form.cleaned_data["catalog"]
-        study.save(update_fields=["catalog"])
-        messages.success(request, _("The catalog is saved."))
+        saved, warning = pages.set_catalog(study, form.cleaned_data["catalog"])
+        if saved:
+            messages.success(request, _("The catalog is saved."))
+        if warning:
+            (messages.warning if saved else messages.error)(request, warning)
     return redirect("fidelity:study", study_id=study.pk)
 
 
@@ -80,8 +85,12 @@ def set_catalog(request: HttpRequest, study_id: int) -> HttpResponse:
 @require_POST
 def draw_prompts(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
+    form = PromptsForm(request.POST, study=study)
+    if not form.is_valid():
+        context = pages.study_context(study, prompts_form=form)
+        return render(request, "fidelity/study.html", context, status=400)
     try:
-        count = make_prompts(study)
+        count = make_prompts(study, form.counts())
     except PromptsError as error:
         messages.error(request, str(error))
     else:
@@ -99,6 +108,37 @@ def add_simulator(request: HttpRequest, study_id: int) -> HttpResponse:
         return redirect("fidelity:study", study_id=study.pk)
     context = pages.study_context(study, simulator_form=form)
     return render(request, "fidelity/study.html", context, status=400)
+
+
+@coordinator_required
+def edit_simulator(request: HttpRequest, study_id: int, simulator_id: int) -> HttpResponse:
+    """A simulator's settings, changed while it has no answers."""
+    simulator = get_object_or_404(Simulator, pk=simulator_id, study_id=study_id)
+    form = SimulatorForm(request.POST or None, study=simulator.study, instance=simulator)
+    if request.method == "POST":
+        if locked := pages.simulator_locked(simulator):
+            messages.error(request, locked)
+            return redirect("fidelity:study", study_id=study_id)
+        if form.is_valid():
+            pages.update_simulator(simulator, form)
+            messages.success(request, _("The simulator is saved."))
+            return redirect("fidelity:study", study_id=study_id)
+    context = pages.simulator_context(simulator, form)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "fidelity/simulator.html", context, status=status)
+
+
+@coordinator_required
+@require_POST
+def delete_simulator(request: HttpRequest, study_id: int, simulator_id: int) -> HttpResponse:
+    """Delete a simulator that has no answers; one with answers is refused with why."""
+    simulator = get_object_or_404(Simulator, pk=simulator_id, study_id=study_id)
+    if locked := pages.simulator_locked(simulator):
+        messages.error(request, locked)
+    else:
+        simulator.delete()
+        messages.success(request, _("Simulator %(label)s deleted.") % {"label": simulator.label})
+    return redirect("fidelity:study", study_id=study_id)
 
 
 @coordinator_required
@@ -125,6 +165,18 @@ def embed_requests(request: HttpRequest, study_id: int) -> HttpResponse:
         job = pages.start_embedding(study, form, request.user)
         return redirect("job_detail", job_id=job.pk)
     context = pages.study_context(study, embedding_form=form)
+    return render(request, "fidelity/study.html", context, status=400)
+
+
+@coordinator_required
+@require_POST
+def label_aspects(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    form = EndpointForm(request.POST, prefix="label")
+    if form.is_valid():
+        job = pages.start_labelling(study, form, request.user)
+        return redirect("job_detail", job_id=job.pk)
+    context = pages.study_context(study, labelling_form=form)
     return render(request, "fidelity/study.html", context, status=400)
 
 

@@ -44,7 +44,9 @@ def test_a_coordinator_creates_a_study_uploads_files_and_draws_prompts(
     upload = SimpleUploadedFile("items.csv", items)
     coordinator_client.post(reverse("fidelity:upload_items", args=[study.pk]), {"items": upload})
     assert study.items.count() == 3
-    coordinator_client.post(reverse("fidelity:prompts", args=[study.pk]))
+    coordinator_client.post(
+        reverse("fidelity:prompts", args=[study.pk]), {"tasks": ["bin_pref"], "bin_pref": 3}
+    )
     assert study.prompts.filter(task="bin_pref").count() == 3
     with translation.override("en"):
         page = coordinator_client.get(reverse("fidelity:study", args=[study.pk]))
@@ -123,3 +125,24 @@ def test_the_demo_study_shows_a_report_with_people_first(coordinator_client: Cli
     assert not Job.objects.filter(kind="fidelity_simulate").exists()
     csv = coordinator_client.get(reverse("fidelity:report_csv", args=[study.pk]))
     assert csv.status_code == 200 and b"demo-llm DI+PP" in csv.content
+
+
+def test_the_report_shows_each_alt_test_s_winning_rate_and_table_3_s_lines(
+    coordinator_client: Client,
+) -> None:
+    seed(io.StringIO())
+    study = Study.objects.get(name=DEMO_STUDY)
+    with translation.override("en"):
+        text = coordinator_client.get(reverse("fidelity:report", args=[study.pk])).content.decode()
+    section = text[text.index('id="task-bin_pref"') : text.index('id="task-open_pref"')]
+    bin_pref = next(task for task in study_report(study) if task.task == "bin_pref")
+    assert section.count('<table class="table alt-tests">') == 1
+    for alt in bin_pref.alt_tests:
+        assert alt.winning_rate is not None
+        row = f'<th scope="row">{alt.group}</th><td>{alt.winning_rate:.3f}</td>'
+        assert row in section
+        assert ("passes" if alt.passed else "fails") in section
+    frequent = section[section.index("Frequent items") : section.index("Infrequent items")]
+    assert "gpt-4, DI+PP: Pearson r (rating, yes-rate) = 0.75 (Table 3, frequent)" in frequent
+    infrequent = section[section.index("Infrequent items") :]
+    assert "gpt-4, DI: Pearson r (rating, yes-rate) = 0.53 (Table 3, infrequent)" in infrequent

@@ -141,6 +141,7 @@ class TestCollecting:
             review="Tense.",
             liked_aspects="plot, music",
             disliked_aspects="- length\n",
+            neutral_aspects="score",
         )
         answer(ann, campaign_of(drawn, "rec_request"), "rec_request-1", request="More like these")
         answer(ann, campaign_of(drawn, "feedback"), "feedback-1", accept=0)
@@ -155,6 +156,7 @@ class TestCollecting:
                 Aspect("plot", "positive"),
                 Aspect("music", "positive"),
                 Aspect("length", "negative"),
+                Aspect("score", "neutral"),
             ),
         )
         assert people_answer(drawn, "rec_request-1", ann) == TextPayload("More like these")

@@ -143,6 +143,7 @@ def test_the_exports_hold_every_measure_and_verdict(answered: Study) -> None:
     assert text.startswith("task,subset,group,n_answers,measure,value,ci_low,ci_high,notes")
     assert "bin_pref,all,people,10,pearson_r,0.919" in text
     assert "bin_pref,paper,gpt-4, DI" not in text and 'bin_pref,paper,"gpt-4, DI"' in text
+    assert 'bin_pref,paper frequent,"gpt-4, DI+PP",,pearson_r,0.75,,,"Table 3, frequent"' in text
     buffer = io.BytesIO()
     write_report_workbook(buffer, tasks)
     book = openpyxl.load_workbook(io.BytesIO(buffer.getvalue()))

@@ -1,12 +1,19 @@
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
 
 from evalsite import jobs
+from evalsite.job_descriptions import describe
+from evalsite.models import Job
 from fidelity.content import (
     AcceptRejectPayload,
     AspectsPayload,
@@ -147,3 +154,96 @@ def test_requests_are_embedded_once_and_give_embedding_diversity(
     assert people.cell("embedding_diversity").value == pytest.approx(expected)
     jobs.run(create_embedding_job(study, llm))
     assert len(fake_openai.requests) == 1
+
+
+HISTORY = re.compile(r"([^:,]+?) \(\d\.\d\)")
+
+
+def history_titles(body: dict[str, Any]) -> list[str]:
+    system = str(body["messages"][0]["content"])
+    shown = system.split("rating out of 5:", 1)[1] if "rating out of 5:" in system else ""
+    return [title.strip() for title in HISTORY.findall(shown)]
+
+
+def repeats_its_history(body: dict[str, Any]) -> FakeAnswer:
+    """An IH user who names back the first film of its history, or would watch anything."""
+    if "Name a few movies" in body["messages"][-1]["content"]:
+        return reply(json.dumps({"text": f'"{history_titles(body)[0]}"'}))
+    return reply(json.dumps({"answer": "yes"}))
+
+
+def test_an_ih_simulator_naming_its_history_back_is_not_counted_and_never_sees_the_asked_item(
+    study: Study, fake_openai: FakeOpenAI
+) -> None:
+    counts = PromptCounts(items_talk=2, bin_pref=5, open_pref=0, rec_request=0, feedback_requests=0)
+    make_prompts(study, replace(counts, items_per_persona=2))
+    llm = {"base_url": fake_openai.base_url, "model": fake_openai.model}
+    simulator = Simulator.objects.create(study=study, label="ih", configuration="IH", llm=llm)
+    fake_openai.script(*[repeats_its_history] * 7)
+    job = jobs.run(create_simulation_job(simulator))
+    assert job.status == "done" and job.result["answered"] == 7, job.errors
+    titles = {item.title: item.item_id for item in study.items.all()}
+    for body in fake_openai.requests:
+        asked = body["messages"][-1]["content"]
+        history = history_titles(body)
+        if "Would you watch" in asked:
+            # All 5 items but the one asked about.
+            assert len(history) == 4 and not any(f'"{title}"' in asked for title in history)
+        else:
+            assert len(history) == 3  # all 5 items but the persona's 2
+    talk = simulator.answers.filter(prompt__task="items_talk")
+    for answer in talk:
+        said = answer.said()
+        assert isinstance(said, MentionsPayload) and len(said.mentions) == 1
+        assert said.mentions[0] in said.history and len(said.history) == 3
+        persona = {item.item_id for item in answer.prompt.shown().items}  # type: ignore[union-attr]
+        assert said.mentions[0] not in persona and set(said.history) <= set(titles.values())
+    report = next(t for t in study_report(study, resamples=0) if t.task == "items_talk")
+    row = next(row for row in report.rows if row.group == "ih")
+    # Both answers name only a film of their own history: nothing is left to count.
+    assert row.cell("n_mentions").value == 0
+
+
+def test_the_job_pages_say_what_the_simulator_and_the_embedding_did(
+    study: Study, fake_openai: FakeOpenAI, coordinator_client: Client
+) -> None:
+    make_prompts(
+        study,
+        PromptCounts(items_talk=0, bin_pref=3, open_pref=0, rec_request=1, feedback_requests=0),
+    )
+    llm = {"base_url": fake_openai.base_url, "model": fake_openai.model, "concurrency": 1}
+    simulator = Simulator.objects.create(
+        study=study, label="gpt-x picky", configuration="DI+PP", llm=llm
+    )
+    # In order: two binary preferences answered, the third not even when asked again.
+    fake_openai.script(reply('{"answer": "yes"}'), reply('{"answer": "no"}'))
+    fake_openai.script(reply("not json"), reply("not json"))
+    fake_openai.script(reply('{"request": "films like these?"}'))
+    job = jobs.run(create_simulation_job(simulator))
+    embedded = jobs.run(create_embedding_job(study, llm))
+    study_url = reverse("fidelity:study", args=[study.pk])
+    with translation.override("en"):
+        page = coordinator_client.get(reverse("job_detail", args=[job.pk])).content.decode()
+        assert re.search(
+            r"Simulator gpt-x picky \(DI\+PP\) answered 3 prompts of study Test study in "
+            r"[\d.]+ s\.",
+            page,
+        ), page
+        assert "1 prompt got no usable answer" in page and f'href="{study_url}"' in page
+        assert "Background job" not in page
+        page = coordinator_client.get(reverse("job_detail", args=[embedded.pk])).content.decode()
+        assert re.search(
+            rf"1 recommendation request of study Test study embedded by {fake_openai.model} in",
+            page,
+        )
+        assert f'href="{study_url}"' in page
+
+
+def test_a_stopped_simulation_resumes_only_while_its_simulator_is_there(study: Study) -> None:
+    simulator = Simulator.objects.create(study=study, label="s", configuration="DI", llm={})
+    job = Job.objects.create(
+        kind="fidelity_simulate", params={"simulator": simulator.pk}, status="interrupted"
+    )
+    assert describe(job).resumable
+    simulator.delete()
+    assert not describe(job).resumable
