@@ -142,7 +142,7 @@ def import_csv(
     limit = transcript_limit()
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle)
-        records = _records(reader, path, problems)
+        records = csv_records(reader, path, problems)
         header = next(records, None)
         if header is None:
             problems.raise_if_any()
@@ -234,7 +234,7 @@ def import_csv(
     )
 
 
-def _records(reader: Iterator[list[str]], path: Path, problems: Problems) -> Iterator[list[str]]:
+def csv_records(reader: Iterator[list[str]], path: Path, problems: Problems) -> Iterator[list[str]]:
     """The reader's records until one cannot be read; that one becomes a problem with its line
     (reading stops there, since the rest of the file can no longer be split into rows)."""
     line_num = getattr(reader, "line_num", 0)
