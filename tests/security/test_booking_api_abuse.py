@@ -9,7 +9,9 @@ import pytest
 from django.contrib.auth.models import User
 from pytest_django.fixtures import Settings
 
-from liveeval.booking.models import Booking
+from liveeval.booking.models import Booking, Flight, FlightCabin
+from liveeval.booking.offers import BookingError
+from liveeval.booking.world import SessionWorld, world_for_token
 from liveeval.campaigns import close_campaign
 from liveeval.models import ChatSession
 from tests.liveeval.conftest import judged_session, make_campaign, make_system
@@ -106,3 +108,44 @@ def test_closing_a_campaign_ends_its_sessions_and_their_tokens(
     refused = post(session, "book", {"domain": "flight", "item_id": 1, "option": "economy"})
     assert refused.status_code == 403 and error_of(refused)["code"] == "session_not_open"
     assert json.dumps(error_of(refused))
+
+
+def economy_seats_left(flight: Flight) -> int:
+    return FlightCabin.objects.get(flight=flight, cabin="economy").seats_left
+
+
+def test_a_booking_begun_just_before_the_campaign_closes_is_refused(
+    world: TinyWorld, judge: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    campaign = make_campaign()
+    session = judged_session(judge, make_system("test-echo", "api-x", "System X"), campaign)
+    seats = economy_seats_left(world.evening)
+
+    def authenticated_then_closed(token: str) -> SessionWorld | None:
+        # The token is checked while the conversation is open; the campaign closes before
+        # the booking itself runs.
+        found = world_for_token(token)
+        close_campaign(campaign)
+        return found
+
+    monkeypatch.setattr("liveeval.api.auth.world_for_token", authenticated_then_closed)
+    refused = post(
+        session, "book", {"domain": "flight", "item_id": world.evening.pk, "option": "economy"}
+    )
+    assert refused.status_code == 403 and error_of(refused)["code"] == "session_not_open"
+    assert not Booking.objects.filter(session=session).exists()
+    assert economy_seats_left(world.evening) == seats
+
+
+def test_a_system_holding_an_ended_conversations_world_cannot_book(
+    world: TinyWorld, judge: User
+) -> None:
+    campaign = make_campaign()
+    session = judged_session(judge, make_system("test-echo", "api-x", "System X"), campaign)
+    held = world_for_token(session.token)
+    assert held is not None
+    close_campaign(campaign)
+    with pytest.raises(BookingError) as refused:
+        held.book("flight", world.evening.pk, "economy")
+    assert refused.value.code == "session_not_open"
+    assert not Booking.objects.filter(session=session).exists()
