@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client
 from pytest_django.fixtures import Settings
 
 from liveeval.booking.models import Booking, Flight, FlightCabin
@@ -28,8 +29,6 @@ pytestmark = pytest.mark.django_db
 
 
 def raw_post(session: ChatSession, endpoint: str, body: bytes) -> Any:
-    from django.test import Client
-
     return Client().post(
         API + endpoint,
         body,
@@ -149,3 +148,21 @@ def test_a_system_holding_an_ended_conversations_world_cannot_book(
         held.book("flight", world.evening.pk, "economy")
     assert refused.value.code == "session_not_open"
     assert not Booking.objects.filter(session=session).exists()
+
+
+def test_guessed_tokens_are_rate_limited_per_address(world: TinyWorld, settings: Settings) -> None:
+    settings.BOOKING_API_BAD_TOKENS_PER_MINUTE = 3
+    session = open_session()
+
+    def cities_with(token: str, address: str) -> Any:
+        return Client(REMOTE_ADDR=address).get(
+            API + "cities", headers={"Authorization": f"Bearer {token}"}
+        )
+
+    guesses = [cities_with(f"guess-{n}", "10.2.2.2").status_code for n in range(4)]
+    assert guesses == [401, 401, 401, 429]
+    # Beyond the limit even the right token is not looked up from that address.
+    refused = cities_with(session.token, "10.2.2.2")
+    assert refused.status_code == 429 and error_of(refused)["code"] == "too_many_requests"
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert cities_with(session.token, "10.3.3.3").status_code == 200
