@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import secrets
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,8 +30,10 @@ from django.utils.translation import gettext as _
 from evalsite import roles
 from evalsite.invitations import Team, teams_for
 from evalsite.models import Invitation
+from evalsite.storable_text import unstorable
 
 COLUMNS = ("username", "email", "role", "campaign")
+USERNAME_LENGTH = User._meta.get_field("username").max_length or 150
 ROLE_LABELS = dict(Invitation.ROLE_CHOICES)
 ROLE_WORDS = {
     "judge": roles.JUDGES,
@@ -92,11 +95,20 @@ def _campaign(role: str, name: str) -> tuple[Team, int] | None:
     return None
 
 
-def read_people(text: str, *, need_email: bool) -> Reading:
-    """Every line of the CSV checked; ``problems`` is empty only when all can be added."""
+def read_people(raw: bytes, *, need_email: bool) -> Reading:
+    """Every line of the CSV checked; ``problems`` is empty only when all can be added.
+
+    Text that is not UTF-8, a cell too long to read and NUL or lone surrogates are problems
+    with their line and column, like any other."""
     reading = Reading()
+    text = _decoded(raw, reading.problems)
+    if text is None:
+        return reading
     rows = csv.reader(io.StringIO(text))
-    header = [cell.strip().lower() for cell in next(rows, [])]
+    records = _records(rows, text, reading.problems)
+    header = [cell.strip().lower() for cell in next(records, [])]
+    if reading.problems:
+        return reading
     if tuple(header[: len(COLUMNS)]) != COLUMNS:
         expected = ",".join(COLUMNS)
         reading.problems.append(
@@ -105,11 +117,13 @@ def read_people(text: str, *, need_email: bool) -> Reading:
         return reading
     seen: set[str] = set()
     taken = {name.lower() for name in User.objects.values_list("username", flat=True)}
-    for number, row in enumerate(rows, start=2):
+    number = rows.line_num + 1
+    for row in records:
+        line, number = number, rows.line_num + 1
         if not any(cell.strip() for cell in row):
             continue
         cells = dict(zip(COLUMNS, (cell.strip() for cell in row + [""] * 4), strict=False))
-        newcomer = _check_line(number, cells, need_email, seen | taken, reading.problems)
+        newcomer = _check_line(line, cells, need_email, seen | taken, reading.problems)
         if newcomer is not None:
             reading.newcomers.append(newcomer)
         seen.add(cells["username"].lower())
@@ -118,12 +132,68 @@ def read_people(text: str, *, need_email: bool) -> Reading:
     return reading
 
 
+def _column_of(line: str, bad: Callable[[str], bool]) -> str:
+    """The column of the first cell of ``line`` (split at commas) that is ``bad``."""
+    for index, cell in enumerate(line.split(",")):
+        if bad(cell):
+            return COLUMNS[index] if index < len(COLUMNS) else _("file")
+    return _("file")
+
+
+def _decoded(raw: bytes, problems: list[Problem]) -> str | None:
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        number = raw.count(b"\n", 0, error.start) + 1
+        line = raw.split(b"\n")[number - 1].decode("utf-8", "replace")
+        column = _column_of(line, lambda cell: "\ufffd" in cell)
+        problems.append(Problem(number, column, _("is not UTF-8 text; save the file as CSV UTF-8")))
+        return None
+
+
+def _records(rows: Iterator[list[str]], text: str, problems: list[Problem]) -> Iterator[list[str]]:
+    """The CSV's rows until one cannot be read (a cell over the CSV limit), which becomes a
+    problem with its line and column."""
+    while True:
+        try:
+            yield next(rows)
+        except StopIteration:
+            return
+        except csv.Error:
+            number = getattr(rows, "line_num", 1) or 1
+            lines = text.splitlines()
+            line = lines[number - 1] if number <= len(lines) else ""
+            problems.append(Problem(number, _column_of(line, _too_long), _too_long_message()))
+            return
+
+
+def _too_long(cell: str) -> bool:
+    return len(cell) > csv.field_size_limit()
+
+
+def _too_long_message() -> str:
+    return _("is longer than %(limit)s characters") % {"limit": f"{csv.field_size_limit():,}"}
+
+
 def _check_line(
     number: int, cells: dict[str, str], need_email: bool, taken: set[str], problems: list[Problem]
 ) -> Newcomer | None:
     before = len(problems)
+    for column, cell in cells.items():
+        if (why := unstorable(cell)) is not None:
+            problems.append(Problem(number, column, _("cannot be stored: %(why)s") % {"why": why}))
+    if len(problems) > before:
+        return None
     username, email = cells["username"], cells["email"]
-    if not username:
+    if len(username) > USERNAME_LENGTH:
+        problems.append(
+            Problem(
+                number,
+                "username",
+                _("is longer than %(limit)d characters") % {"limit": USERNAME_LENGTH},
+            )
+        )
+    elif not username:
         problems.append(Problem(number, "username", _("is empty")))
     elif username.lower() in taken:
         problems.append(Problem(number, "username", _("%(name)s is taken") % {"name": username}))

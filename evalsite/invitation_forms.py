@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from evalsite.invitations import team_choices, team_of
 from evalsite.models import Invitation
+from evalsite.upload_limit import read_whole
 
 ROLE_CHOICES = Invitation.ROLE_CHOICES
 
@@ -89,12 +90,7 @@ class BulkPeopleForm(forms.Form):
         initial="show",
     )
 
-    def clean_file(self) -> str:
-        """The file's text; it is small, and read whole."""
-        raw: bytes = self.cleaned_data["file"].read()
-        try:
-            return raw.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise forms.ValidationError(
-                _("The file is not UTF-8 text; save it as CSV UTF-8."), code="encoding"
-            ) from None
+    def clean_file(self) -> bytes:
+        """The file's bytes, within the upload limit; they are read whole, and checked line
+        by line by ``bulk_people.read_people``."""
+        return read_whole(self.cleaned_data["file"])

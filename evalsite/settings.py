@@ -318,10 +318,17 @@ ENDPOINT_HOSTS = env_list("EVALSITE_ENDPOINT_HOSTS", [])
 # per minute (answered 429 beyond it).
 MAX_ACTIVE_BOOKINGS = env_int("EVALSITE_MAX_ACTIVE_BOOKINGS", 10, minimum=1)
 BOOKING_API_CALLS_PER_MINUTE = env_int("EVALSITE_BOOKING_API_CALLS_PER_MINUTE", 120, minimum=1)
+# Calls a minute one address may make with tokens no conversation holds (guessing).
+BOOKING_API_BAD_TOKENS_PER_MINUTE = env_int(
+    "EVALSITE_BOOKING_API_BAD_TOKENS_PER_MINUTE", 30, minimum=1
+)
 
 # Import limits (annotation/imports/limits.py): one upload, and one transcript within a file.
 IMPORT_MAX_UPLOAD_BYTES = env_int("EVALSITE_IMPORT_MAX_UPLOAD_MB", 1024, minimum=1) * 1024 * 1024
 IMPORT_MAX_TRANSCRIPT_BYTES = env_int("EVALSITE_IMPORT_MAX_TRANSCRIPT_KB", 2048, minimum=1) * 1024
+# Files a page reads whole: the people CSV, intent datasets and submissions
+# (evalsite/upload_limit.py).
+FORM_UPLOAD_MAX_BYTES = env_int("EVALSITE_FORM_UPLOAD_MAX_MB", 20, minimum=1) * 1024 * 1024
 FILE_UPLOAD_HANDLERS = [
     "django.core.files.uploadhandler.MemoryFileUploadHandler",
     "evalsite.upload_limit.LimitedUploadHandler",

@@ -8,6 +8,9 @@ e-mail address and per client address (``RESET_MAILS_PER_EMAIL``,
 ``RESET_MAILS_PER_ADDRESS`` per hour); beyond them no mail is sent, whether or not the
 address has an account, so the answer says nothing about who has one.
 
+The admin's sign-in page uses the same throttled form and the same counts, so failures on
+either page count against both.
+
 The client address is ``REMOTE_ADDR``: behind a proxy, run daphne with ``--proxy-headers``
 so that it is the client's and not the proxy's.
 """
@@ -18,6 +21,8 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.contrib import admin
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
 from django.http import HttpRequest, HttpResponse
@@ -40,8 +45,8 @@ def _too_many(wait: int) -> forms.ValidationError:
     )
 
 
-class ThrottledAuthenticationForm(AuthenticationForm):
-    """Django's sign-in form, refusing further attempts after too many failures."""
+class _Throttled(AuthenticationForm):
+    """Refuses further attempts after too many failures, per account and per address."""
 
     def clean(self) -> dict[str, Any]:
         username = str(self.cleaned_data.get("username") or "").strip().lower()
@@ -60,6 +65,14 @@ class ThrottledAuthenticationForm(AuthenticationForm):
             for scope, who, limit in limits:
                 rate_limits.hit(scope, who, limit, window)
             raise
+
+
+class ThrottledAuthenticationForm(_Throttled):
+    """Django's sign-in form, refusing further attempts after too many failures."""
+
+
+class ThrottledAdminAuthenticationForm(_Throttled, AdminAuthenticationForm):
+    """The admin's sign-in form (staff only), counting failures with the site's own."""
 
 
 class ThrottledPasswordResetForm(PasswordResetForm):
@@ -90,6 +103,16 @@ class LoginView(auth_views.LoginView):
         if form.has_error("__all__", "throttled"):
             response.status_code = 429
         return response
+
+
+def admin_login(request: HttpRequest) -> HttpResponse:
+    """The admin's sign-in page (its form is ``ThrottledAdminAuthenticationForm``), answering
+    429 when throttled, like the site's own."""
+    response = admin.site.login(request)
+    form = (getattr(response, "context_data", None) or {}).get("form")
+    if isinstance(form, AuthenticationForm) and form.has_error("__all__", "throttled"):
+        response.status_code = 429
+    return response
 
 
 class PasswordResetView(auth_views.PasswordResetView):

@@ -65,16 +65,28 @@ def _deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
     revoke(instance.pk)
 
 
+_CLEARED_MEMBERS = "_socket_revocation_cleared_members"
+
+
 def _roles_changed(sender: Any, instance: Any, action: str, reverse: bool, **kwargs: Any) -> None:
+    if reverse and action == "pre_clear":
+        # A group's ``clear()`` names no one afterwards: note its members while they are there.
+        members = instance.user_set.values_list("pk", flat=True)
+        setattr(instance, _CLEARED_MEMBERS, list(members))
+        return
     if action not in {"post_add", "post_remove", "post_clear"}:
         return
     user_model = get_user_model()
     if not reverse:
         revoke(instance.pk)
         return
-    # A group's member list changed from the group's side: the users are the ``pk_set``.
-    pks = kwargs.get("pk_set")
-    users = pks if pks is not None else []
+    # A group's member list changed from the group's side: the users are the ``pk_set``, or,
+    # for ``clear()``, the members noted before it.
+    if action == "post_clear":
+        users = getattr(instance, _CLEARED_MEMBERS, [])
+        setattr(instance, _CLEARED_MEMBERS, [])
+    else:
+        users = kwargs.get("pk_set") or []
     for pk in users:
         if user_model.objects.filter(pk=pk).exists():
             revoke(pk)

@@ -6,6 +6,9 @@ from django.urls import include, path
 
 from evalsite import interface_language, invitation_views, people_views, sign_in, views
 
+# The admin signs in with the site's throttled form; failures count on both pages.
+admin.site.login_form = sign_in.ThrottledAdminAuthenticationForm
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
@@ -38,5 +41,6 @@ urlpatterns = [
     path("annotation/", include("annotation.urls")),
     path("intent/", include("intent.urls")),
     path("fidelity/", include("fidelity.urls")),
+    path(f"{settings.ADMIN_PATH}login/", sign_in.admin_login, name="admin_sign_in"),
     path(settings.ADMIN_PATH, admin.site.urls),
 ]

@@ -12,10 +12,9 @@ from django.utils.translation import gettext_lazy as _
 from evalsite import roles
 from evalsite.endpoint_url import MAX_LENGTH as MAX_URL_LENGTH
 from evalsite.endpoint_url import EndpointURLError, endpoint_url
+from evalsite.upload_limit import read_whole
 from intent.labels import SMP_LABELS
 from intent.models import Team, Track, Utterance
-
-MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -25,10 +24,10 @@ class UploadedText:
 
 
 def _text_of(upload: Any) -> UploadedText:
-    if upload.size > MAX_UPLOAD_BYTES:
-        raise forms.ValidationError(_("The file is larger than 20 MB."), code="too_large")
+    """The upload's text, within the configured limit (EVALSITE_FORM_UPLOAD_MAX_MB)."""
+    raw = read_whole(upload)
     try:
-        return UploadedText(str(upload.name or ""), upload.read().decode("utf-8-sig"))
+        return UploadedText(str(upload.name or ""), raw.decode("utf-8-sig"))
     except UnicodeDecodeError as error:
         raise forms.ValidationError(
             _("The file is not UTF-8 text (byte %(byte)d)."),

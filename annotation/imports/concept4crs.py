@@ -29,6 +29,7 @@ from typing import Any
 
 from annotation.concept.mentions import quoted_titles
 from annotation.imports.bundled_catalogs import import_bundled_catalogs, is_catalog_file
+from annotation.imports.csv_rows import csv_records
 from annotation.imports.fields import (
     check_boolean,
     check_object,
@@ -46,6 +47,7 @@ from annotation.imports.writer import (
     import_validated,
     resolve_campaign,
 )
+from evalsite.storable_text import unstorable
 from evalsite.user_simulation import has_end_mark
 
 _CONCEPT_FILE = re.compile(
@@ -61,16 +63,25 @@ class Persona:
 
 
 def read_personas(path: str | Path) -> dict[int, Persona]:
-    """CONCEPT's ``personas.csv``: ``Emotion---Age group=X,id,template,paraphrase``, no header."""
+    """CONCEPT's ``personas.csv``: ``Emotion---Age group=X,id,template,paraphrase``, no header.
+
+    A line that is not UTF-8, a cell too long for CSV, or a name no database can store is a
+    problem with its line; nothing is imported then."""
     path = Path(path)
     personas: dict[int, Persona] = {}
     problems = Problems()
     with path.open(encoding="utf-8-sig", newline="") as handle:
-        for line_no, record in enumerate(csv.reader(handle), start=1):
+        reader = csv.reader(handle)
+        line_no = 1
+        for record in csv_records(reader, path, problems):
+            record_line, line_no = line_no, reader.line_num + 1
             if not any(cell.strip() for cell in record):
                 continue
             if len(record) < 2:
-                problems.add(Problem(path.name, "needs the persona name and its id", line_no))
+                problems.add(Problem(path.name, "needs the persona name and its id", record_line))
+                continue
+            if (bad := unstorable(record[0])) is not None:
+                problems.add(Problem(path.name, f"the name cannot be stored: {bad}", record_line))
                 continue
             match = _PERSONA_NAME.match(record[0].strip())
             if match is None:
@@ -78,12 +89,14 @@ def read_personas(path: str | Path) -> dict[int, Persona]:
                     Problem(
                         path.name,
                         "the first cell must read 'Emotion---Age group=Group'",
-                        line_no,
+                        record_line,
                     )
                 )
                 continue
             if not record[1].strip().isdigit():
-                problems.add(Problem(path.name, "the id (second cell) must be a number", line_no))
+                problems.add(
+                    Problem(path.name, "the id (second cell) must be a number", record_line)
+                )
                 continue
             personas[int(record[1])] = Persona(match["emotion"].strip(), match["age"].strip())
     problems.raise_if_any()

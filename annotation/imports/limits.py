@@ -19,21 +19,14 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.utils.translation import gettext as _
 
+from evalsite.upload_limit import size_text
+
 CHUNK = 64 * 1024
 BOM = codecs.BOM_UTF8
 
 
 class TooLarge(ValueError):
     """More bytes than the limit allows; the message says how many are allowed."""
-
-
-def size_text(count: int) -> str:
-    """A byte count in words, e.g. '2 MB' or '512 KB'."""
-    if count >= 1024 * 1024:
-        return f"{count / (1024 * 1024):g} MB"
-    if count >= 1024:
-        return f"{count / 1024:g} KB"
-    return f"{count} bytes"
 
 
 def transcript_limit() -> int:

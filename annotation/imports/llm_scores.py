@@ -17,8 +17,16 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.imports.fields import check_identifier, check_number, check_object, check_string
+from annotation.imports.csv_rows import csv_records
+from annotation.imports.fields import (
+    check_identifier,
+    check_number,
+    check_object,
+    check_storable,
+    check_string,
+)
 from annotation.imports.formats import SCORE_FORMATS, guess_format
+from annotation.imports.limits import read_lines
 from annotation.imports.problems import FieldError, ImportFailed, Problem, Problems
 from annotation.imports.progress import Progress, count_lines, report_progress
 from annotation.imports.result import ImportResult
@@ -166,29 +174,50 @@ _SCORE_FIELDS = {"transcript_id", "dimension", "score", "rationale", "evaluator"
 def _score_records(
     path: Path, format: str, problems: Problems
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line, fields) for every score of the file; malformed lines go to ``problems``."""
-    with path.open(encoding="utf-8-sig", newline="" if format == "csv" else None) as handle:
-        if format == "jsonl":
-            for line_no, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    value = json.loads(line.rstrip("\r\n"))
-                    data = check_object(value, "", _SCORE_FIELDS)
-                except json.JSONDecodeError as exc:
-                    problems.add(
-                        Problem(
-                            path.name, f"not valid JSON ({exc.msg}, column {exc.colno})", line_no
-                        )
-                    )
-                    continue
-                except FieldError as exc:
-                    problems.add(Problem(path.name, str(exc), line_no))
-                    continue
-                yield line_no, data
-            return
+    """(line, fields) for every score of the file; malformed lines go to ``problems``, named
+    by line and field: invalid UTF-8, lines over a transcript's limit, JSON nested too deeply,
+    CSV cells too long, NUL and lone surrogates (which some databases cannot store)."""
+    rows = _jsonl_rows(path, problems) if format == "jsonl" else _csv_rows(path, problems)
+    for line_no, fields in rows:
+        try:
+            check_storable(fields)
+        except FieldError as exc:
+            problems.add(Problem(path.name, str(exc), line_no))
+            continue
+        yield line_no, fields
+
+
+def _jsonl_rows(path: Path, problems: Problems) -> Iterator[tuple[int, dict[str, Any]]]:
+    for line in read_lines(path):
+        if line.text is None:
+            problems.add(Problem(path.name, f"the line {line.problem}", line.number))
+            continue
+        if not line.text.strip():
+            continue
+        try:
+            data = check_object(json.loads(line.text), "", _SCORE_FIELDS)
+        except json.JSONDecodeError as exc:
+            problems.add(
+                Problem(path.name, f"not valid JSON ({exc.msg}, column {exc.colno})", line.number)
+            )
+            continue
+        except RecursionError:
+            problems.add(Problem(path.name, "the JSON is nested too deeply to read", line.number))
+            continue
+        except FieldError as exc:
+            problems.add(Problem(path.name, str(exc), line.number))
+            continue
+        yield line.number, data
+
+
+def _csv_rows(path: Path, problems: Problems) -> Iterator[tuple[int, dict[str, Any]]]:
+    with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle)
-        header = [name.strip() for name in next(reader, [])]
+        records = csv_records(reader, path, problems)
+        first = next(records, None)
+        if first is None:
+            return
+        header = [name.strip() for name in first]
         missing = [n for n in ("transcript_id", "dimension", "score") if n not in header]
         unknown = [n for n in header if n not in _SCORE_FIELDS]
         if missing or unknown:
@@ -198,7 +227,7 @@ def _score_records(
             problems.add(Problem(path.name, message, 1))
             return
         line_no = reader.line_num + 1
-        for record in reader:
+        for record in records:
             record_line, line_no = line_no, reader.line_num + 1
             if not any(cell.strip() for cell in record):
                 continue

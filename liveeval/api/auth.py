@@ -1,9 +1,17 @@
-"""Who is calling the booking API: the conversation whose secret token the request carries."""
+"""Who is calling the booking API: the conversation whose secret token the request carries.
+
+Guessing tokens is throttled: after ``BOOKING_API_BAD_TOKENS_PER_MINUTE`` calls with a token
+no conversation holds, an address is answered 429 (with ``Retry-After``) for the rest of
+the minute, before any token it sends is looked up.
+"""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpRequest
 
+from evalsite import rate_limits
+from evalsite.sign_in import client_address
 from liveeval.api.errors import ApiError
 from liveeval.booking.world import SessionWorld, world_for_token
 from liveeval.models import ChatSession
@@ -17,7 +25,20 @@ def token_of(request: HttpRequest) -> str:
     return request.headers.get("X-Session-Token", "").strip()
 
 
+BAD_TOKEN_SCOPE = "booking-api-bad-token"
+
+
 def authenticate(request: HttpRequest) -> SessionWorld:
+    address = client_address(request)
+    limit = settings.BOOKING_API_BAD_TOKENS_PER_MINUTE
+    wait = rate_limits.over(BAD_TOKEN_SCOPE, address, limit, 60)
+    if wait is not None:
+        raise ApiError(
+            "too_many_requests",
+            f"more than {limit} calls a minute from this address with a token no conversation "
+            f"holds; try again in {wait} s",
+            retry_after=wait,
+        )
     token = token_of(request)
     if not token:
         raise ApiError(
@@ -27,6 +48,7 @@ def authenticate(request: HttpRequest) -> SessionWorld:
         )
     world = world_for_token(token)
     if world is None:
+        rate_limits.hit(BAD_TOKEN_SCOPE, address, limit, 60)
         raise ApiError("bad_token", "no conversation holds this token")
     session = world.session
     if session.status != ChatSession.Status.OPEN:

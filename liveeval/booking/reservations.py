@@ -240,8 +240,19 @@ def book(
 
 def _refuse_beyond_the_cap(session: ChatSession) -> None:
     """One conversation holds at most ``MAX_ACTIVE_BOOKINGS`` (so one token cannot empty the
-    shared world); the session's row lock makes concurrent bookings of it wait their turn."""
-    list(ChatSession.objects.select_for_update().filter(pk=session.pk).values_list("pk"))
+    shared world); the session's row lock makes concurrent bookings of it wait their turn.
+
+    The conversation must not have ended by the time the lock is held: a booking that began
+    just before its campaign closed (which ends the conversation under the same lock) is
+    refused. (A conversation that has not started is refused earlier, by the API's token check.)"""
+    status = (
+        ChatSession.objects.select_for_update()
+        .filter(pk=session.pk)
+        .values_list("status", flat=True)
+        .first()
+    )
+    if status is None or status == ChatSession.Status.ENDED:
+        raise BookingError("session_not_open", f"conversation {session.pk} has ended")
     active = Booking.objects.filter(session=session, status=Booking.Status.ACTIVE).count()
     if active >= settings.MAX_ACTIVE_BOOKINGS:
         raise BookingError(

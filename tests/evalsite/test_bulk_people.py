@@ -11,6 +11,7 @@ from django.core import mail
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
+from pytest_django.fixtures import Settings
 
 from evalsite import roles
 from liveeval.models import Campaign
@@ -106,3 +107,58 @@ def test_mailing_needs_every_email(coordinator_client: Client) -> None:
     assert status == 422 and "line 2, email: is needed to mail a password link" in page
     assert not User.objects.filter(username="nomail").exists()
     assert not mail.outbox
+
+
+def upload_bytes(client: Client, body: bytes) -> tuple[int, str]:
+    client.cookies["django_language"] = "en"
+    response = client.post(
+        reverse("bulk_add"),
+        {"file": SimpleUploadedFile("people.csv", body), "passwords": "show"},
+    )
+    return response.status_code, response.content.decode()
+
+
+HEADER = b"username,email,role,campaign\n"
+
+
+@pytest.mark.django_db
+def test_invalid_utf8_is_named_by_line_and_column(coordinator_client: Client) -> None:
+    status, page = upload_bytes(
+        coordinator_client, HEADER + b"fine1,,judge,\nfine2,b\xffd@example.org,judge,\n"
+    )
+    assert status == 422 and "line 3, email: is not UTF-8 text" in page
+    assert not User.objects.filter(username__startswith="fine").exists()
+
+
+@pytest.mark.django_db
+def test_nul_is_named_by_line_and_column(coordinator_client: Client) -> None:
+    status, page = upload_bytes(coordinator_client, HEADER + b"fine1,,judge,\nfi\x00ne2,,judge,\n")
+    assert status == 422 and "line 3, username: cannot be stored" in page and "NUL" in page
+    assert not User.objects.filter(username__startswith="fine").exists()
+
+
+@pytest.mark.django_db
+def test_a_huge_cell_is_named_by_line_and_column(coordinator_client: Client) -> None:
+    status, page = upload_bytes(
+        coordinator_client, HEADER + b"fine1,,judge,\nfine2,,judge," + b"x" * 140_000 + b"\n"
+    )
+    assert status == 422 and "line 3, campaign: is longer than 131,072 characters" in page
+    assert not User.objects.filter(username__startswith="fine").exists()
+
+
+@pytest.mark.django_db
+def test_a_username_too_long_to_store_is_named(coordinator_client: Client) -> None:
+    status, page = upload_bytes(coordinator_client, HEADER + b"u" * 151 + b",,judge,\n")
+    assert status == 422 and "line 2, username: is longer than 150 characters" in page
+    assert not User.objects.filter(username__startswith="uuu").exists()
+
+
+@pytest.mark.django_db
+def test_a_file_over_the_upload_limit_is_refused_unread(
+    coordinator_client: Client, settings: Settings
+) -> None:
+    settings.FORM_UPLOAD_MAX_BYTES = 1024
+    rows = b"".join(b"fine%04d,,judge,\n" % n for n in range(200))
+    status, page = upload_bytes(coordinator_client, HEADER + rows)
+    assert status == 200 and "an upload may be at most 1 KB" in page
+    assert not User.objects.filter(username__startswith="fine").exists()

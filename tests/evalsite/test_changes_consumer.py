@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
 
 from annotation import queue
 from annotation.imports.rows import import_rows
 from annotation.models import Campaign as AnnotationCampaign
-from evalsite import live_changes
+from evalsite import live_changes, roles
 from evalsite.asgi import application
 from evalsite.socket_revocation import REVOKED_CODE
 from tests.annotation.conftest import dialogue
@@ -114,3 +116,53 @@ async def test_a_deactivated_coordinators_socket_closes_at_once(coordinator: Use
     closed = await communicator.receive_output(timeout=3)
     assert closed == {"type": "websocket.close", "code": REVOKED_CODE}
     await communicator.disconnect()
+
+
+@pytest.mark.parametrize("side", ["user", "group", "user-clear"])
+async def test_a_coordinators_socket_closes_when_they_leave_the_coordinators(
+    coordinator: User, side: str
+) -> None:
+    campaign = await annotation_campaign()
+    path = f"/ws/changes/annotation.campaign/{campaign.pk}/"
+    communicator, connected = await connect(coordinator, path)
+    assert connected is True
+
+    def remove() -> None:
+        group = Group.objects.get(name=roles.COORDINATORS)
+        if side == "user":
+            coordinator.groups.remove(group)
+        elif side == "user-clear":
+            coordinator.groups.clear()
+        else:
+            group.user_set.remove(coordinator)
+
+    await database_sync_to_async(remove)()
+    closed = await communicator.receive_output(timeout=3)
+    assert closed == {"type": "websocket.close", "code": REVOKED_CODE}
+    await communicator.disconnect()
+    # The page reconnects, and is refused now.
+    again, connected = await connect(coordinator, path)
+    assert connected is False
+    await again.disconnect()
+
+
+async def test_clearing_the_coordinators_group_closes_every_former_members_socket(
+    coordinator: User, user_factory: Callable[..., User]
+) -> None:
+    other = await database_sync_to_async(user_factory)("cyd", roles.COORDINATORS)
+    campaign = await annotation_campaign()
+    path = f"/ws/changes/annotation.campaign/{campaign.pk}/"
+    sockets = []
+    for user in (coordinator, other):
+        communicator, connected = await connect(user, path)
+        assert connected is True
+        sockets.append(communicator)
+
+    def clear() -> None:
+        Group.objects.get(name=roles.COORDINATORS).user_set.clear()
+
+    await database_sync_to_async(clear)()
+    for communicator in sockets:
+        closed = await communicator.receive_output(timeout=3)
+        assert closed == {"type": "websocket.close", "code": REVOKED_CODE}
+        await communicator.disconnect()

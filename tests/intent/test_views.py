@@ -12,6 +12,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 from openpyxl import load_workbook
+from pytest_django.fixtures import Settings
 
 from intent.models import Submission, Team, Track, Utterance
 from tests.conftest import logged_in
@@ -196,3 +197,19 @@ def test_a_coordinator_adds_a_team_of_participants_only(
     assert "Not participants: jade" in refused.content.decode()
     client.post(url, {"name": "Gamma", "members": "pia"})
     assert list(Team.objects.get(name="Gamma").members.all()) == [participant]
+
+
+def test_a_dataset_over_the_configured_upload_limit_is_refused(
+    coordinator: User, track: Track, settings: Settings
+) -> None:
+    settings.FORM_UPLOAD_MAX_BYTES = 1024
+    rows = "".join(f"{200 + n},你好吗,chat\n" for n in range(200))
+    response = upload(
+        logged_in(coordinator),
+        reverse("intent:upload", args=[track.pk]),
+        "dev.csv",
+        "id,query,label\n" + rows,
+        split="dev",
+    )
+    assert "an upload may be at most 1 KB" in response.content.decode()
+    assert not track.utterances.filter(split="dev").exists()

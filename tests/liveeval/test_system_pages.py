@@ -91,6 +91,36 @@ def test_an_endpoint_that_is_not_a_url_is_an_error_on_its_field(
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("endpoint", "said"),
+    [
+        ("http://[::1/ok", "IPv6 address is missing a closing bracket"),
+        ("http://team-b.example:99999/chat", "the port must be a number from 1 to 65535"),
+    ],
+    ids=["unclosed-ipv6-bracket", "port-99999"],
+)
+def test_a_malformed_endpoint_is_a_field_error_and_nothing_is_stored(
+    coordinator_client: Client, http_system: DialogueSystem, endpoint: str, said: str
+) -> None:
+    added = english(coordinator_client).post(
+        reverse("liveeval:system_new") + "?kind=http", {"slug": "team-b", "endpoint": endpoint}
+    )
+    assert added.status_code == 200
+    assert list(added.context["form"].errors) == ["endpoint"]
+    assert said in added.context["form"].errors["endpoint"][0]
+    assert not DialogueSystem.objects.filter(slug="team-b").exists()
+    before = dict(http_system.config)
+    edited = english(coordinator_client).post(
+        reverse("liveeval:system_edit", args=[http_system.pk]),
+        {"slug": "team-a", "name": "Team A", "alias": http_system.alias, "endpoint": endpoint},
+    )
+    assert edited.status_code == 200
+    assert said in edited.context["form"].errors["endpoint"][0]
+    http_system.refresh_from_db()
+    assert http_system.config == before
+
+
+@pytest.mark.django_db
 def test_a_negative_timeout_is_refused_like_add_system_refuses_it(
     coordinator_client: Client,
 ) -> None:

@@ -7,9 +7,12 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client
 from pytest_django.fixtures import Settings
 
-from liveeval.booking.models import Booking
+from liveeval.booking.models import Booking, Flight, FlightCabin
+from liveeval.booking.offers import BookingError
+from liveeval.booking.world import SessionWorld, world_for_token
 from liveeval.campaigns import close_campaign
 from liveeval.models import ChatSession
 from tests.liveeval.conftest import judged_session, make_campaign, make_system
@@ -26,8 +29,6 @@ pytestmark = pytest.mark.django_db
 
 
 def raw_post(session: ChatSession, endpoint: str, body: bytes) -> Any:
-    from django.test import Client
-
     return Client().post(
         API + endpoint,
         body,
@@ -106,3 +107,62 @@ def test_closing_a_campaign_ends_its_sessions_and_their_tokens(
     refused = post(session, "book", {"domain": "flight", "item_id": 1, "option": "economy"})
     assert refused.status_code == 403 and error_of(refused)["code"] == "session_not_open"
     assert json.dumps(error_of(refused))
+
+
+def economy_seats_left(flight: Flight) -> int:
+    return FlightCabin.objects.get(flight=flight, cabin="economy").seats_left
+
+
+def test_a_booking_begun_just_before_the_campaign_closes_is_refused(
+    world: TinyWorld, judge: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    campaign = make_campaign()
+    session = judged_session(judge, make_system("test-echo", "api-x", "System X"), campaign)
+    seats = economy_seats_left(world.evening)
+
+    def authenticated_then_closed(token: str) -> SessionWorld | None:
+        # The token is checked while the conversation is open; the campaign closes before
+        # the booking itself runs.
+        found = world_for_token(token)
+        close_campaign(campaign)
+        return found
+
+    monkeypatch.setattr("liveeval.api.auth.world_for_token", authenticated_then_closed)
+    refused = post(
+        session, "book", {"domain": "flight", "item_id": world.evening.pk, "option": "economy"}
+    )
+    assert refused.status_code == 403 and error_of(refused)["code"] == "session_not_open"
+    assert not Booking.objects.filter(session=session).exists()
+    assert economy_seats_left(world.evening) == seats
+
+
+def test_a_system_holding_an_ended_conversations_world_cannot_book(
+    world: TinyWorld, judge: User
+) -> None:
+    campaign = make_campaign()
+    session = judged_session(judge, make_system("test-echo", "api-x", "System X"), campaign)
+    held = world_for_token(session.token)
+    assert held is not None
+    close_campaign(campaign)
+    with pytest.raises(BookingError) as refused:
+        held.book("flight", world.evening.pk, "economy")
+    assert refused.value.code == "session_not_open"
+    assert not Booking.objects.filter(session=session).exists()
+
+
+def test_guessed_tokens_are_rate_limited_per_address(world: TinyWorld, settings: Settings) -> None:
+    settings.BOOKING_API_BAD_TOKENS_PER_MINUTE = 3
+    session = open_session()
+
+    def cities_with(token: str, address: str) -> Any:
+        return Client(REMOTE_ADDR=address).get(
+            API + "cities", headers={"Authorization": f"Bearer {token}"}
+        )
+
+    guesses = [cities_with(f"guess-{n}", "10.2.2.2").status_code for n in range(4)]
+    assert guesses == [401, 401, 401, 429]
+    # Beyond the limit even the right token is not looked up from that address.
+    refused = cities_with(session.token, "10.2.2.2")
+    assert refused.status_code == 429 and error_of(refused)["code"] == "too_many_requests"
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert cities_with(session.token, "10.3.3.3").status_code == 200

@@ -8,10 +8,11 @@ from django import forms
 
 from annotation.llm_evaluator.forms import ScoringForm
 from evalsite.llm.forms import EndpointForm
+from fidelity.forms import SimulatorForm
 from liveeval.simulation.forms import SimulationForm
 
 
-@pytest.mark.parametrize("form", [EndpointForm, ScoringForm, SimulationForm])
+@pytest.mark.parametrize("form", [EndpointForm, ScoringForm, SimulationForm, SimulatorForm])
 def test_llm_forms_take_a_credential_and_no_url_or_variable(form: type[forms.Form]) -> None:
     assert "credential" in form.base_fields
     assert not {"base_url", "api_key", "api_key_env"} & set(form.base_fields)

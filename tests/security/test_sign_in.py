@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from django.conf import settings as django_settings
 from django.contrib.auth.models import User
 from django.core import mail
 from django.test import Client
+from django.utils import translation
 from pytest_django.fixtures import Settings
 
 from tests.conftest import PASSWORD
@@ -44,3 +46,42 @@ def test_reset_mails_are_throttled(judge: User, settings: Settings) -> None:
     ]
     assert statuses == [302, 302, 429]
     assert len(mail.outbox) == 2
+
+
+def admin_sign_in(username: str, password: str, address: str = "10.0.0.1") -> int:
+    response = Client(REMOTE_ADDR=address).post(
+        f"/{django_settings.ADMIN_PATH}login/", {"username": username, "password": password}
+    )
+    return response.status_code
+
+
+@pytest.fixture
+def superuser(db: None) -> User:
+    return User.objects.create_superuser("sue", "sue@example.org", PASSWORD)
+
+
+def test_the_admin_sign_in_is_throttled_per_account(superuser: User, settings: Settings) -> None:
+    settings.LOGIN_FAILURES_PER_ACCOUNT = 3
+    assert [admin_sign_in("sue", "wrong", f"10.0.0.{n}") for n in range(3)] == [200, 200, 200]
+    assert admin_sign_in("sue", PASSWORD, "10.0.0.9") == 429
+    with translation.override("en"):
+        page = Client(REMOTE_ADDR="10.0.0.9").post(
+            f"/{settings.ADMIN_PATH}login/", {"username": "sue", "password": PASSWORD}
+        )
+    assert "Too many failed sign-ins" in page.content.decode()
+    assert "_auth_user_id" not in page.wsgi_request.session
+
+
+def test_the_admin_sign_in_is_throttled_per_address(superuser: User, settings: Settings) -> None:
+    settings.LOGIN_FAILURES_PER_ADDRESS = 2
+    assert [admin_sign_in(f"nobody{n}", "wrong", "10.9.9.9") for n in range(2)] == [200, 200]
+    assert admin_sign_in("sue", PASSWORD, "10.9.9.9") == 429
+    assert admin_sign_in("sue", PASSWORD, "10.1.1.1") == 302
+
+
+def test_the_admin_and_the_site_share_their_counts(superuser: User, settings: Settings) -> None:
+    settings.LOGIN_FAILURES_PER_ACCOUNT = 4
+    assert [sign_in("sue", "wrong", "10.0.0.1") for _ in range(2)] == [200, 200]
+    assert [admin_sign_in("sue", "wrong", "10.0.0.2") for _ in range(2)] == [200, 200]
+    assert admin_sign_in("sue", PASSWORD, "10.0.0.3") == 429
+    assert sign_in("sue", PASSWORD, "10.0.0.3") == 429

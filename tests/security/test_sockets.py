@@ -83,6 +83,23 @@ async def test_a_nul_message_is_refused_with_a_visible_notice(judge: User) -> No
     await communicator.disconnect()
 
 
+async def test_a_message_with_a_lone_surrogate_is_refused_with_a_visible_notice(
+    judge: User,
+) -> None:
+    session = await echo_session(judge)
+    connected, communicator = await connect(judge, session)
+    assert connected
+    await receive_until(communicator, "chat-log")
+    # JSON carries the unpaired surrogate as an escape, which decodes to it.
+    await communicator.send_json_to({"message": "hi\ud800there"})
+    frame = await communicator.receive_from(timeout=5)
+    assert 'id="chat-alert"' in frame and "broken character" in frame
+    assert not await database_sync_to_async(Message.objects.filter(session=session).exists)()
+    await communicator.send_json_to({"message": "hello"})
+    assert await receive_until(communicator, "echo: hello")
+    await communicator.disconnect()
+
+
 async def test_closing_the_campaign_ends_an_open_chat(judge: User) -> None:
     session = await echo_session(judge)
     connected, communicator = await connect(judge, session)
