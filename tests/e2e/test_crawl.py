@@ -22,13 +22,12 @@ from django.conf import settings
 from playwright.sync_api import Browser, BrowserContext, Page
 
 from testing.servers import Daphne, TemporaryDatabase
-from tests.e2e.conftest import DEMO_PASSWORD
+from tests.e2e.conftest import DEMO_PASSWORD, SHOTS
 from tests.po_catalog import read_catalog
 
 pytestmark = pytest.mark.e2e
 
 AXE = Path(settings.BASE_DIR) / "static" / "vendor" / "axe-core" / "axe.min.js"
-SHOTS = Path(settings.BASE_DIR) / "test-artefacts" / "screenshots"
 ROLES = ("anonymous", "judge1", "annotator1", "coordinator")
 LANGUAGES = ("en", "zh-hans")
 PHONE = {"width": 390, "height": 844}

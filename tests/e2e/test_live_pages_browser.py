@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Page, ViewportSize, expect
 
 from liveeval.demo import DEMO_CAMPAIGN
 from testing.servers import Daphne, TemporaryDatabase
-from tests.e2e.conftest import log_in
+from tests.e2e.conftest import SHOTS, log_in
 
 pytestmark = pytest.mark.e2e
 
 PHONE: ViewportSize = {"width": 390, "height": 844}
-SHOTS = Path(os.environ.get("SCREENSHOTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
 
 
 def overflow(page: Page) -> int:
