@@ -85,17 +85,41 @@ def text_nodes(page: str) -> list[str]:
     return [html.unescape(node) for node in [*nodes, *attributes] if node.strip()]
 
 
+class KnownData:
+    """Texts that stay as they are (the data a page shows, names), indexed by the interface words
+    they hold, so that a page's check looks only at the few that could explain a word."""
+
+    def __init__(self, data: Iterable[str] = ()) -> None:
+        words = catalog_words()
+        self.by_word: dict[str, list[str]] = {}
+        for item in sorted({*data, *PROPER_NAMES}, key=len, reverse=True):
+            for word in set(WORD.findall(item)) & words:
+                self.by_word.setdefault(word, []).append(item)
+
+    def taken_out(self, node: str, words: Iterable[str]) -> str:
+        """``node`` without the known texts that hold any of ``words``, longest first."""
+        items = {item for word in words for item in self.by_word.get(word, ()) if item in node}
+        for item in sorted(items, key=len, reverse=True):
+            # Data is taken out whole, never out of a longer word ("en" out of "Open").
+            node = re.sub(rf"(?<![A-Za-z0-9]){re.escape(item)}(?![A-Za-z0-9])", " ", node)
+        return node
+
+
 def english_words(page: str, data: Iterable[str] = ()) -> list[str]:
     """The text nodes of ``page`` holding a word of the interface in English, once ``data`` and
     codes are taken out; each is given as ``word: node``."""
-    known = sorted({*data, *PROPER_NAMES}, key=len, reverse=True)
+    return english_words_in(text_nodes(page), KnownData(data))
+
+
+def english_words_in(nodes: Iterable[str], known: KnownData) -> list[str]:
+    """`english_words` of text nodes already taken from a page (by a browser, say)."""
     found: set[str] = set()
     words = catalog_words()
-    for node in text_nodes(page):
-        text = node
-        for item in known:
-            if item and item in text:
-                text = text.replace(item, " ")
+    for node in nodes:
+        present = {word for word in WORD.findall(node) if word in words}
+        if not present:
+            continue
+        text = known.taken_out(node, present)
         for token in text.split():
             if CODE_TOKEN.search(token):
                 continue
