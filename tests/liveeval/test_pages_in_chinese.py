@@ -91,3 +91,15 @@ def test_the_review_pages_bookings_name_their_kind_in_chinese(
     )
     html = chinese_page(coordinator_client, reverse("liveeval:session_review", args=[session.pk]))
     assert '<span data-domain="train">火车票</span>' in html
+
+
+def test_the_leaderboards_rating_columns_and_interval_are_named_in_chinese(
+    rated_campaign: Campaign, coordinator_client: Client
+) -> None:
+    html = chinese_page(
+        coordinator_client, reverse("liveeval:leaderboard", args=[rated_campaign.pk])
+    )
+    for title, code in (("平均满意度（−2 到 2）", "Sa"), ("平均流畅度（−1 到 1）", "F")):
+        assert f'<abbr title="{title}">{code}</abbr>' in html
+    assert '<abbr title="平均引导性（0 到 1）">G</abbr>' in html
+    assert "<th>95% 置信区间</th>" in html and "95% CI" not in html
