@@ -157,10 +157,15 @@ class Campaign(models.Model):
         BILINGUAL = "bi", _("Bilingual (each task card in its own language)")
 
     name = models.CharField(_("name"), max_length=200, unique=True)
-    systems = models.ManyToManyField(DialogueSystem, related_name="campaigns")
-    tasks = models.ManyToManyField(TaskCard, related_name="campaigns")
+    systems = models.ManyToManyField(
+        DialogueSystem, verbose_name=_("systems"), related_name="campaigns"
+    )
+    tasks = models.ManyToManyField(TaskCard, verbose_name=_("task cards"), related_name="campaigns")
     judges = models.ManyToManyField(
-        settings.AUTH_USER_MODEL, related_name="live_campaigns", blank=True
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("judges"),
+        related_name="live_campaigns",
+        blank=True,
     )
     judgements_per_pair = models.PositiveSmallIntegerField(
         _("judgements per (task, system) pair"), default=3

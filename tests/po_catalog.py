@@ -12,6 +12,7 @@ from django.conf import settings
 @dataclass
 class Entry:
     msgid: str = ""
+    msgctxt: str = ""
     msgid_plural: str = ""
     msgstr: list[str] = field(default_factory=list)
     flags: set[str] = field(default_factory=set)
@@ -41,6 +42,8 @@ def read_catalog(path: Path | None = None) -> list[Entry]:
             current.flags |= {flag.strip() for flag in line[2:].split(",")}
         elif line.startswith("#"):
             continue
+        elif line.startswith("msgctxt "):
+            current.msgctxt, target = ast.literal_eval(line[8:]), "context"
         elif line.startswith("msgid_plural "):
             current.msgid_plural, target = ast.literal_eval(line[13:]), "plural"
         elif line.startswith("msgid "):
@@ -52,6 +55,8 @@ def read_catalog(path: Path | None = None) -> list[Entry]:
             text = ast.literal_eval(line)
             if target == "id":
                 current.msgid += text
+            elif target == "context":
+                current.msgctxt += text
             elif target == "plural":
                 current.msgid_plural += text
             elif target == "str":

@@ -223,6 +223,10 @@ def _deception_by_catalog(facts: Sequence[TranscriptFacts], scores: GroupScores)
 # Rubric scores --------------------------------------------------------------------------------
 
 
+def _source_name(name: str) -> str:  # the people in the reader's language; an LLM by its key
+    return Phrase(gettext_noop("human")) if name == HUMAN else name
+
+
 def _source_scores(
     facts: Sequence[TranscriptFacts], source: RaterSource, notes: dict[str, str]
 ) -> SourceScores:
@@ -231,7 +235,7 @@ def _source_scores(
     measured.scored = sum(1 for f in facts if source.scores.get(f.id))
     if not measured.scored:
         notes[deceptive_judged_key(source.name)] = Phrase(
-            gettext_noop("no %(source)s scores in the group"), source=source.name
+            gettext_noop("no %(source)s scores in the group"), source=_source_name(source.name)
         )
     for f in facts:
         for dimension, score in source.scores.get(f.id, {}).items():
@@ -245,7 +249,7 @@ def _source_scores(
             key = rubric_key(source.name, dimension)
             notes[key] = Phrase(
                 gettext_noop("no %(source)s score on %(dimension)s in the group"),
-                source=source.name,
+                source=_source_name(source.name),
                 dimension=dimension,
             )
     shares = []
@@ -260,7 +264,7 @@ def _source_scores(
     if measured.deceptive_ratio is None:
         notes[deceptive_ratio_key(source.name)] = Phrase(
             gettext_noop("no %(source)s answer on %(dimension)s for an accepted transcript"),
-            source=source.name,
+            source=_source_name(source.name),
             dimension=DECEPTION_DIMENSION,
         )
     return measured
@@ -480,7 +484,7 @@ def _coordination_note(source: SourceScores, found: Coordination) -> str:
                 "no %(source)s scores in the group: coordination needs the %(source)s identity, "
                 "cooperation and social awareness of every persona group"
             ),
-            source=source.name,
+            source=_source_name(source.name),
         )
     missing = [measure for measure, ratio in found["measures"].items() if ratio is None]
     reasons = Clauses(

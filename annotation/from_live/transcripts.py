@@ -13,9 +13,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import Prefetch
+from django.utils import translation
 
 from annotation.imports.result import ImportResult
 from annotation.imports.rows import import_rows
+from liveeval import aliases
 from liveeval.booking.goals import goal_met
 from liveeval.models import Campaign, ChatSession, Message
 
@@ -26,7 +28,8 @@ def annotation_rows(
     """The campaign's ended dialogues of ``kinds`` as transcripts in the import shape.
 
     ``system`` holds the system's slug, which only coordinators see in annotation; the
-    alias, task, persona, rating and goal check travel in the metadata.
+    campaign's alias of the system (as the English interface names it), task, persona, rating
+    and goal check travel in the metadata.
     """
     utterances = Prefetch(
         "messages",
@@ -42,6 +45,9 @@ def annotation_rows(
         .prefetch_related(utterances, "bookings")
         .order_by("pk")
     )
+    # The name the campaign's judges knew each system by, stored in one language as data.
+    with translation.override("en"):
+        campaign_aliases = aliases.campaign_names(campaign)
     rows = []
     for session in sessions:
         turns = [
@@ -63,7 +69,7 @@ def annotation_rows(
                 "session": session.pk,
                 "kind": session.kind,
                 "task": session.task.key if session.task else None,
-                "alias": session.system.alias,
+                "alias": campaign_aliases[session.system_id],
                 "end_reason": session.end_reason,
                 "goal_met": goal_met(session.task.goal, list(session.bookings.all()), session.today)
                 if session.task

@@ -10,18 +10,19 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from annotation.concept.measures import COORDINATED_ABILITIES, RUBRIC_DIMENSIONS
 from annotation.models import Campaign
 from annotation.report import cache
 from evalsite.models import Job
 from tests.annotation.test_report import RESAMPLES, build_small
-from tests.chinese_text import chinese_page, english_runs
+from tests.chinese_text import chinese_page, english_runs, english_words
 
 pytestmark = pytest.mark.django_db
 
 
 def campaign_data(campaign: Campaign) -> list[str]:
-    """What the campaign's own data put on its pages: names, texts, codes."""
-    data = [campaign.name, "gpt"]
+    """What the campaign's own data put on its pages: names, texts, codes (the metric keys)."""
+    data = [campaign.name, "gpt", *COORDINATED_ABILITIES, *RUBRIC_DIMENSIONS]
     for transcript in campaign.transcripts.all():
         data += [transcript.external_id, transcript.system, transcript.persona_text]
         data += [str(turn.get("text", "")) for turn in transcript.turns or []]
@@ -49,6 +50,7 @@ def test_the_page_has_no_english_sentence_in_chinese(
 ) -> None:
     html = chinese_page(coordinator_client, reverse(page, args=[reported.pk]))
     assert english_runs(html, campaign_data(reported)) == []
+    assert english_words(html, campaign_data(reported)) == []
 
 
 def test_the_reports_job_page_has_no_english_sentence_in_chinese(
@@ -57,6 +59,7 @@ def test_the_reports_job_page_has_no_english_sentence_in_chinese(
     job = Job.objects.filter(kind=cache.REPORT_KIND).latest("pk")
     html = chinese_page(coordinator_client, reverse("job_detail", args=[job.pk]))
     assert english_runs(html, campaign_data(reported)) == []
+    assert english_words(html, campaign_data(reported)) == []
 
 
 def test_the_report_shows_its_notes_in_chinese(

@@ -12,6 +12,7 @@ from django.urls import reverse
 from annotation import queue
 from annotation.models import Assignment, Campaign, Response, Transcript
 from tests.annotation.conftest import dialogue, pairwise, person
+from tests.chinese_text import english_words
 
 pytestmark = pytest.mark.django_db
 
@@ -106,6 +107,21 @@ class TestShowing:
         client_of.cookies["django_language"] = "zh-hans"
         html = client_of.get(item).content.decode()
         assert "好奇 · 成年人" in html and "Curiosity" not in html
+
+    def test_the_campaign_and_persona_labels_read_in_chinese(
+        self, client_of: Client, campaign_factory: Callable[..., Campaign]
+    ) -> None:
+        campaign = campaign_factory(items=2)
+        item = start(client_of, campaign)
+        client_of.cookies["django_language"] = "zh-hans"
+        html = client_of.get(item).content.decode()
+        assert "<strong>人设：</strong>" in html and "活动：" in html
+        assert "Persona:" not in html and "Campaign:" not in html
+        data = [campaign.name, "ann", *LIKERT, "acceptance_follows_preferences"]
+        for transcript in campaign.transcripts.all():
+            data += [transcript.external_id, transcript.system, transcript.persona_text]
+            data += [str(turn.get("text", "")) for turn in transcript.turns]
+        assert english_words(html, data) == []
 
     def test_it_shows_chinese_questions_and_levels_in_chinese(
         self, client_of: Client, campaign: Campaign

@@ -29,6 +29,8 @@ CHROMIUM_FLAGS = [
     "--disable-quic",
 ]
 DEMO_PASSWORD = "e2e-demo-password"
+# Every browser test's screenshots, kept as test artefacts (ignored by git).
+SHOTS = Path(__file__).resolve().parents[2] / "test-artefacts" / "screenshots"
 # The served site's one named LLM credential points at a port the LLM tests start a fake on.
 FAKE_LLM_PORT = free_port()
 FAKE_LLM_CREDENTIAL = "fake"

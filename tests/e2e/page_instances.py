@@ -1,9 +1,10 @@
 """Every page of the site, found through the URL resolver, with one instance per pattern.
 
 Run as ``python -m tests.e2e.page_instances`` against a seeded demo database; it prints one
-JSON object: ``pages`` (name → path) and ``missing`` (patterns that take arguments and have
-no instance here). A pattern without arguments is crawled as soon as it exists; one with
-arguments needs an entry in ``INSTANCES``, or in ``NOT_PAGES`` when it is no page at all.
+JSON object: ``pages`` (name → path), ``missing`` (patterns that take arguments and have
+no instance here) and ``data`` (the texts of the demo's data, which pages show as they are).
+A pattern without arguments is crawled as soon as it exists; one with arguments needs an
+entry in ``INSTANCES``, or in ``NOT_PAGES`` when it is no page at all.
 """
 
 from __future__ import annotations
@@ -208,6 +209,52 @@ INSTANCES: dict[str, Callable[[], dict[str, Any]]] = {
 }
 
 
+# The demo's own data, which pages show as it is: every text these models hold (jobs and LLM
+# calls are left out, for what they say is the interface's).
+DATA_APPS = ("liveeval", "annotation", "intent", "fidelity")
+DATA_MODELS = ("auth.User", "evalsite.Invitation")
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def data() -> list[str]:
+    """Every text of the demo's data (names, usernames, transcripts, task cards, utterances), the
+    metric keys notes name, and what the test-only counting job says (it is not translated)."""
+    from django.apps import apps
+    from django.db import models
+
+    from annotation.concept.measures import COORDINATED_ABILITIES, RUBRIC_DIMENSIONS
+    from evalsite.models import Job
+    from testing.counting import KIND, describe_count
+
+    found: set[str] = {*COORDINATED_ABILITIES, *RUBRIC_DIMENSIONS}
+    for job in Job.objects.filter(kind=KIND):
+        described = describe_count(job)
+        found |= {described.name, described.sentence, *described.details}
+    chosen = [model for name in DATA_APPS for model in apps.get_app_config(name).get_models()]
+    chosen += [apps.get_model(label) for label in DATA_MODELS]
+    for model in chosen:
+        fields = [
+            field.name
+            for field in model._meta.get_fields()
+            if isinstance(field, models.CharField | models.TextField | models.JSONField)
+            and field.name != "password"
+        ]
+        if fields:
+            for row in model._default_manager.values_list(*fields):
+                found.update(text.strip() for text in _strings(list(row)) if text.strip())
+    return sorted(found)
+
+
 def patterns() -> Iterator[tuple[str, bool]]:
     """Every named pattern of the root URLconf: its full name, and whether it takes arguments."""
     from django.urls import URLPattern, URLResolver, get_resolver
@@ -248,7 +295,7 @@ def main() -> None:
 
     django.setup()
     found, missing = pages()
-    print(json.dumps({"pages": found, "missing": missing}))
+    print(json.dumps({"pages": found, "missing": missing, "data": data()}))
 
 
 if __name__ == "__main__":

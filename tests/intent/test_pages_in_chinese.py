@@ -1,4 +1,5 @@
-"""The intent task's pages in the Chinese interface hold no English sentence."""
+"""The intent task's pages in the Chinese interface hold no English sentence and no English
+word of the interface."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from django.urls import reverse
 
 from intent import demo
 from intent.models import Submission, Team, Track
-from tests.chinese_text import chinese_page, english_runs
+from tests.chinese_text import chinese_page, english_runs, english_words
 
 pytestmark = pytest.mark.django_db
 
@@ -34,6 +35,7 @@ def test_the_track_pages_have_no_english_sentence_in_chinese(
 ) -> None:
     html = chinese_page(coordinator_client, reverse(page, args=[track.pk]))
     assert english_runs(html, intent_data(track)) == []
+    assert english_words(html, intent_data(track)) == []
 
 
 def test_a_submission_page_has_no_english_sentence_in_chinese(
@@ -43,3 +45,4 @@ def test_a_submission_page_has_no_english_sentence_in_chinese(
     assert submission is not None
     html = chinese_page(coordinator_client, reverse("intent:submission", args=[submission.pk]))
     assert english_runs(html, intent_data(track)) == []
+    assert english_words(html, intent_data(track)) == []

@@ -346,3 +346,35 @@ async def test_archiving_the_campaign_closes_the_open_chat_and_refuses_its_messa
     assert stored.status == ChatSession.Status.OPEN and stored.replying_since is None
     assert await database_sync_to_async(stored.messages.count)() == 0
     await communicator.disconnect()
+
+
+async def test_the_reference_system_answers_in_the_sessions_language_not_the_pages(
+    judge: User, builtin_systems: dict[str, Any]
+) -> None:
+    """A judge with the Chinese interface in an English campaign gets English replies, even to a
+    message that says nothing of its language."""
+
+    def english_session() -> ChatSession:
+        campaign = make_campaign(name="English campaign")
+        campaign.lang = "en"
+        campaign.save(update_fields=["lang"])
+        session = judged_session(judge, builtin_systems["reference"], campaign, task=make_task())
+        session.lang = "en"
+        session.save(update_fields=["lang"])
+        return session
+
+    session = await database_sync_to_async(english_session)()
+    headers = await session_headers(judge)
+    communicator = WebsocketCommunicator(
+        application, f"/ws/live/{session.pk}/?lang=zh-hans", headers=headers
+    )
+    connected, _ = await communicator.connect(timeout=10)
+    assert connected
+    await receive_until(communicator, 'id="chat-log"')
+    await communicator.send_json_to({"message": "OK"})
+    await receive_until(communicator, 'class="bubble system')
+    reply = await database_sync_to_async(
+        lambda: session.messages.filter(role=Message.Role.SYSTEM).latest("position").text
+    )()
+    assert re.search(r"[A-Za-z]{3,}", reply) and not re.search(r"[\u4e00-\u9fff]", reply), reply
+    await communicator.disconnect()

@@ -25,7 +25,15 @@ from liveeval.booking.models import City
 from liveeval.booking.store import build_world
 from liveeval.booking.timetable import world_dates
 from liveeval.campaigns import progress
-from liveeval.models import Booking, Campaign, ChatSession, DialogueSystem, Rating, TaskCard
+from liveeval.models import (
+    Booking,
+    Campaign,
+    ChatSession,
+    DialogueSystem,
+    Rating,
+    SystemAlias,
+    TaskCard,
+)
 from liveeval.simulation import dialogue as dialogue_loop
 from liveeval.simulation.answers import SimulatedTurn, read_rating, read_turn
 from liveeval.simulation.job import SIMULATE_JOB, SimulationRun, create_simulation_job
@@ -507,7 +515,9 @@ def test_ended_dialogues_go_to_annotation_with_persona_feelings_and_rating(
     assert transcript.turns[0] == {"role": "user", "text": "订机票", "feelings": "期待"}
     assert transcript.turns[1] == {"role": "system", "text": "echo: 订机票"}
     metadata = transcript.metadata
-    assert metadata["alias"] == "System Q" and metadata["task"] == "flight-x"
+    # The alias this campaign's judges knew the system by, not the system's global one.
+    code = SystemAlias.objects.get(campaign=campaign, system=session.system).code
+    assert metadata["alias"] == f"System {code}" != "System Q" and metadata["task"] == "flight-x"
     assert metadata["rating"]["satisfaction"] == 1 and metadata["goal_met"] is False
     assert metadata["simulator"] == SIMULATOR
     both = send_to_annotation(campaign, "Simulated check", ["simulated", "judged"])
