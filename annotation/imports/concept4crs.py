@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from annotation.concept.mentions import quoted_titles
 from annotation.imports.bundled_catalogs import import_bundled_catalogs, is_catalog_file
 from annotation.imports.csv_rows import csv_records
@@ -47,6 +49,7 @@ from annotation.imports.writer import (
     import_validated,
     resolve_campaign,
 )
+from evalsite.agreement.phrases import Phrase
 from evalsite.storable_text import unstorable
 from evalsite.user_simulation import has_end_mark
 
@@ -327,7 +330,12 @@ def import_concept4crs(
                 ]
             )
         for number, dialogue in enumerate(files, start=1):
-            report_progress(progress, number, 2 * len(files), f"Checking {dialogue.relative}")
+            report_progress(
+                progress,
+                number,
+                2 * len(files),
+                Phrase(gettext_noop("Checking %(file)s"), file=dialogue.relative),
+            )
             try:
                 data = json.loads(dialogue.read().decode("utf-8-sig"))
             except TooLarge as exc:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from annotation.imports.limits import read_lines, too_large, transcript_limit
 from annotation.imports.problems import FieldError, ImportFailed, Problem, Problems
 from annotation.imports.progress import Progress, count_lines, report_progress
@@ -27,6 +29,7 @@ from annotation.imports.writer import (
     import_validated,
     resolve_campaign,
 )
+from evalsite.agreement.phrases import Phrase
 from evalsite.storable_text import unstorable
 
 _CSV_REQUIRED = ("id", "turn", "role", "text")
@@ -176,7 +179,12 @@ def import_csv(
         for record in records:
             record_line, line_no = line_no, reader.line_num + 1
             rows_read += 1
-            report_progress(progress, rows_read, 2 * estimate, f"Checking line {record_line}")
+            report_progress(
+                progress,
+                rows_read,
+                2 * estimate,
+                Phrase(gettext_noop("Checking line %(line)s"), line=record_line),
+            )
             if not any(cell.strip() for cell in record):
                 continue
             if len(record) != len(columns):

@@ -10,6 +10,8 @@ import json
 import time
 from pathlib import Path
 
+from django.utils.translation import gettext_noop
+
 from annotation.imports.limits import read_lines
 from annotation.imports.problems import FieldError, Problem, Problems
 from annotation.imports.progress import Progress, count_lines, report_progress
@@ -20,6 +22,7 @@ from annotation.imports.writer import (
     import_validated,
     resolve_campaign,
 )
+from evalsite.agreement.phrases import Phrase
 
 
 def import_jsonl(
@@ -39,7 +42,12 @@ def import_jsonl(
     line_no = 0
     for line in read_lines(path):
         line_no = line.number
-        report_progress(progress, line_no, 2 * estimate, f"Checking line {line_no}")
+        report_progress(
+            progress,
+            line_no,
+            2 * estimate,
+            Phrase(gettext_noop("Checking line %(line)s"), line=line_no),
+        )
         if line.text is None:
             problems.add(Problem(path.name, f"the line {line.problem}", line_no))
             continue

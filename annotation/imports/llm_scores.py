@@ -16,6 +16,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from annotation.imports.csv_rows import csv_records
 from annotation.imports.fields import (
@@ -38,6 +39,7 @@ from annotation.imports.writer import (
     write_prepared_llm_scores,
 )
 from annotation.models import Campaign, Dimension, Transcript
+from evalsite.agreement.phrases import Phrase
 
 
 class _ScoreChecker:
@@ -134,7 +136,12 @@ def import_llm_scores(
     estimate = count_lines(path)
     try:
         for line_no, fields in _score_records(path, format, problems):
-            report_progress(progress, line_no, 2 * estimate, f"Checking line {line_no}")
+            report_progress(
+                progress,
+                line_no,
+                2 * estimate,
+                Phrase(gettext_noop("Checking line %(line)s"), line=line_no),
+            )
             try:
                 checker.check_evaluator(fields.get("evaluator"))
                 spool.add(
@@ -153,7 +160,11 @@ def import_llm_scores(
             raise ImportFailed([Problem(path.name, "holds no scores")])
         result = ImportResult(validate_seconds=time.perf_counter() - started)
         if progress is not None:
-            progress(estimate, estimate + spool.count, f"Writing {spool.count} scores")
+            progress(
+                estimate,
+                estimate + spool.count,
+                Phrase(gettext_noop("Writing %(count)s scores"), count=spool.count),
+            )
         write_started = time.perf_counter()
         with transaction.atomic():
             for batch in spool.batches():
@@ -162,7 +173,9 @@ def import_llm_scores(
         result.llm_scores = spool.count
         if progress is not None:
             total = estimate + spool.count
-            progress(total, total, f"Imported {spool.count} scores")
+            progress(
+                total, total, Phrase(gettext_noop("Imported %(count)s scores"), count=spool.count)
+            )
         return result
     finally:
         spool.close()

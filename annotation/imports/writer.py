@@ -23,6 +23,7 @@ import psycopg
 from django.db import connection, transaction
 from django.db.models import Field, JSONField, Max, Model
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from annotation.imports.fields import check_storable
 from annotation.imports.problems import (
@@ -38,6 +39,7 @@ from annotation.imports.shape import TRANSCRIPT_FIELDS, TranscriptValidator
 from annotation.imports.spool import BATCH_SIZE, Spool
 from annotation.models import Assignment, Campaign, LLMScore, Rubric, Transcript
 from annotation.rubrics import default_rubric
+from evalsite.agreement.phrases import Phrase
 
 # What a re-import does with a transcript people have annotated.
 REFUSE = "refuse"
@@ -362,10 +364,18 @@ def import_validated(
         result.validate_seconds = time.perf_counter() - validate_started
         total = validated_units + writer.spool.count
         if progress is not None:
-            progress(validated_units, total, f"Writing {writer.spool.count} transcripts")
+            progress(
+                validated_units,
+                total,
+                Phrase(gettext_noop("Writing %(count)s transcripts"), count=writer.spool.count),
+            )
         write_transcripts(campaign_name, rubric, writer, result)
         if progress is not None:
-            progress(total, total, f"Imported {result.transcripts} transcripts")
+            progress(
+                total,
+                total,
+                Phrase(gettext_noop("Imported %(count)s transcripts"), count=result.transcripts),
+            )
         return result
     finally:
         writer.close()

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
@@ -14,6 +16,7 @@ from django.utils.translation import gettext, gettext_noop
 from evalsite import job_parts, jobs
 from evalsite.agreement.phrases import Phrase
 from evalsite.models import Job, JobPart
+from tests.annotation.conftest import dialogue
 
 
 @pytest.mark.django_db
@@ -366,3 +369,21 @@ class TestMessagesInTheReadersLanguage:
             failed = gettext("Failed: %(error)s") % {"error": "step 7 failed on purpose"}
             assert failed != "Failed: step 7 failed on purpose"
             assert job.shown_message == failed
+
+
+@pytest.mark.django_db
+def test_an_import_s_progress_reads_in_the_readers_language(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("\n".join(json.dumps(dialogue(f"d{n}")) for n in range(3)), encoding="utf-8")
+    seen: list[Job] = []
+    params = {"path": str(rows), "campaign": "Progress", "format": "jsonl"}
+    job = jobs.create("annotation.import_transcripts", params)
+    finished = jobs.run(job, on_progress=lambda j: seen.append(Job.objects.get(pk=j.pk)))
+    assert finished.status == Job.Status.DONE, finished.errors
+    writing = [j for j in seen if j.message == "Writing 3 transcripts"]
+    assert writing, [j.message for j in seen]
+    with translation.override("zh-hans"):
+        expected = gettext("Writing %(count)s transcripts") % {"count": 3}
+        assert "Writing" not in expected
+        assert writing[0].shown_message == expected
+        assert finished.shown_message == gettext("Imported %(count)s transcripts") % {"count": 3}
