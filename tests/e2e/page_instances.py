@@ -36,6 +36,7 @@ NOT_PAGES: dict[str, str] = {
     "deactivate_person": "POST only",
     "liveeval:campaign_progress": "a partial the campaign page polls",
     "annotation:roster": "a partial the dashboard polls",
+    "liveeval:campaign_roster": "a partial the campaign page polls",
     "liveeval:system_test": "POST only",
     "liveeval:system_toggle": "POST only",
     "liveeval:system_delete": "POST only",
@@ -66,6 +67,8 @@ NOT_PAGES: dict[str, str] = {
     "fidelity:embed_requests": "POST only",
     "fidelity:send_to_people": "POST only",
     "fidelity:collect_people": "POST only",
+    "fidelity:delete_simulator": "POST only",
+    "fidelity:label_aspects": "POST only",
     "fidelity:report_csv": "a CSV file",
     "fidelity:report_xlsx": "an XLSX file",
 }
@@ -173,7 +176,15 @@ def _fidelity_study() -> dict[str, Any]:
     return {"study_id": Study.objects.order_by("pk").values_list("pk", flat=True)[0]}
 
 
+def _fidelity_simulator() -> dict[str, Any]:
+    from fidelity.models import Simulator
+
+    study_id, simulator_id = Simulator.objects.order_by("pk").values_list("study_id", "pk")[0]
+    return {"study_id": study_id, "simulator_id": simulator_id}
+
+
 INSTANCES: dict[str, Callable[[], dict[str, Any]]] = {
+    "fidelity:edit_simulator": _fidelity_simulator,
     "fidelity:study": _fidelity_study,
     "fidelity:report": _fidelity_study,
     "signup": _invitation,
