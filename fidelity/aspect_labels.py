@@ -17,17 +17,17 @@ from asgiref.sync import sync_to_async
 from django.db import transaction
 
 from evalsite import jobs
-from evalsite.jobs import JobContext, JobError
+from evalsite.jobs import JobContext
 from evalsite.llm.answers import Message
 from evalsite.llm.client import LLMClient
 from evalsite.llm.config import LLMConfig
-from evalsite.llm.errors import LLMConfigError
 from evalsite.llm.runs import run_with_llm, save_checkpoint
 from evalsite.models import Job
 from fidelity.content import Aspect, AspectsPayload, payload_json
 from fidelity.job_descriptions import describe_labelling
 from fidelity.models import Answer, Study
 from fidelity.simulation import read_aspects
+from fidelity.study_jobs import study_and_endpoint
 
 LABEL_JOB = "fidelity_label_aspects"
 LABEL_PROMPT_VERSION = "fidelity-aspects-v1"
@@ -75,13 +75,7 @@ def _label(answer: Answer, said: AspectsPayload, labels: tuple[Aspect, ...], mod
 @jobs.job_kind(LABEL_JOB, describe=describe_labelling)
 def label_aspects(context: JobContext) -> dict[str, Any]:
     """params: study (id), llm (the labelling endpoint's settings)."""
-    study = Study.objects.filter(pk=context.params["study"]).first()
-    if study is None:
-        raise JobError(f"there is no study {context.params['study']}")
-    try:
-        config = LLMConfig.from_config({**context.params["llm"], "cache": True})
-    except LLMConfigError as error:
-        raise JobError(str(error)) from None
+    study, config = study_and_endpoint(context)
     found = _reviews(study)
     todo = [(answer, said) for answer, said in found if said.labeller != config.model]
     counter = {"done": len(found) - len(todo), "failed": 0}

@@ -17,11 +17,12 @@ from evalsite import jobs
 from evalsite.fidelity.embeddings import BATCH, EndpointEmbedder
 from evalsite.jobs import JobContext, JobError
 from evalsite.llm.config import LLMConfig
-from evalsite.llm.errors import LLMConfigError, LLMError
+from evalsite.llm.errors import LLMError
 from evalsite.models import Job
 from fidelity.content import TextPayload, payload_json
 from fidelity.job_descriptions import describe_embedding
 from fidelity.models import Answer, Study
+from fidelity.study_jobs import study_and_endpoint
 
 EMBED_JOB = "fidelity_embed"
 
@@ -38,13 +39,7 @@ def _requests(study: Study) -> list[tuple[Answer, TextPayload]]:
 @jobs.job_kind(EMBED_JOB, describe=describe_embedding)
 def embed_requests(context: JobContext) -> dict[str, Any]:
     """params: study (id), llm (endpoint settings of an embeddings model)."""
-    study = Study.objects.filter(pk=context.params["study"]).first()
-    if study is None:
-        raise JobError(f"there is no study {context.params['study']}")
-    try:
-        config = LLMConfig.from_config({**context.params["llm"], "cache": True})
-    except LLMConfigError as error:
-        raise JobError(str(error)) from None
+    study, config = study_and_endpoint(context)
     found = _requests(study)
     todo = [(a, said) for a, said in found if said.embedding_model != config.model]
     done = len(found) - len(todo)

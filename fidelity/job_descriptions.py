@@ -8,6 +8,8 @@ still there.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -22,6 +24,12 @@ def _study_links(study: Study | None) -> tuple[JobLink, ...]:
         return ()
     url = reverse("fidelity:study", args=[study.pk])
     return (JobLink(_("Open study %(name)s") % {"name": study.name}, url),)
+
+
+def _failures(job: Job, said: Callable[[int], str]) -> tuple[str, ...]:
+    """The line saying how many items got nothing usable, if any did."""
+    failed = count(job.result.get("failed"))
+    return (said(failed) % {"count": failed},) if failed else ()
 
 
 def describe_simulation(job: Job) -> JobDescription:
@@ -48,72 +56,72 @@ def describe_simulation(job: Job) -> JobDescription:
         "study": study.name if study is not None else "",
         "time": seconds(job),
     }
-    failed = count(job.result.get("failed"))
-    details = (
-        (
-            ngettext(
-                "%(count)s prompt got no usable answer; it is named below.",
-                "%(count)s prompts got no usable answer; they are named below.",
-                failed,
-            )
-            % {"count": failed},
-        )
-        if failed
-        else ()
+    details = _failures(
+        job,
+        lambda failed: ngettext(
+            "%(count)s prompt got no usable answer; it is named below.",
+            "%(count)s prompts got no usable answer; they are named below.",
+            failed,
+        ),
     )
     return JobDescription(name, sentence, details, links, resumable=simulator is not None)
 
 
-def describe_embedding(job: Job) -> JobDescription:
-    """The requests' embedding in words: how many, by which model, for which study."""
-    name = _("Embedding a fidelity study's requests")
+def _by_a_model(
+    job: Job,
+    name: str,
+    done_key: str,
+    said: Callable[[int], str],
+    failures: Callable[[int], str] | None = None,
+) -> JobDescription:
+    """A job in which one model worked through a study's answers: how many, by which model."""
     study = Study.objects.filter(pk=job.params.get("study")).first()
     links = _study_links(study)
     if job.status != Job.Status.DONE:
         return JobDescription(name, links=links, resumable=study is not None)
-    embedded = count(job.result.get("embedded"))
-    sentence = ngettext(
-        "%(count)s recommendation request of study %(study)s embedded by %(model)s in %(time)s.",
-        "%(count)s recommendation requests of study %(study)s embedded by %(model)s in %(time)s.",
-        embedded,
-    ) % {
-        "count": embedded,
+    done = count(job.result.get(done_key))
+    sentence = said(done) % {
+        "count": done,
         "study": study.name if study is not None else "",
         "model": job.result.get("model", ""),
         "time": seconds(job),
     }
-    return JobDescription(name, sentence, links=links, resumable=study is not None)
+    details = _failures(job, failures) if failures is not None else ()
+    return JobDescription(name, sentence, details, links, resumable=study is not None)
+
+
+def describe_embedding(job: Job) -> JobDescription:
+    """The requests' embedding in words: how many, by which model, for which study."""
+    return _by_a_model(
+        job,
+        _("Embedding a fidelity study's requests"),
+        "embedded",
+        lambda done: ngettext(
+            "%(count)s recommendation request of study %(study)s embedded by %(model)s in "
+            "%(time)s.",
+            "%(count)s recommendation requests of study %(study)s embedded by %(model)s in "
+            "%(time)s.",
+            done,
+        ),
+    )
 
 
 def describe_labelling(job: Job) -> JobDescription:
     """The reviews' aspect labelling in words: how many, by which model, for which study."""
-    name = _("Labelling a fidelity study's review aspects")
-    study = Study.objects.filter(pk=job.params.get("study")).first()
-    links = _study_links(study)
-    if job.status != Job.Status.DONE:
-        return JobDescription(name, links=links, resumable=study is not None)
-    labelled = count(job.result.get("labelled"))
-    sentence = ngettext(
-        "%(count)s open-preference review of study %(study)s labelled by %(model)s in %(time)s.",
-        "%(count)s open-preference reviews of study %(study)s labelled by %(model)s in %(time)s.",
-        labelled,
-    ) % {
-        "count": labelled,
-        "study": study.name if study is not None else "",
-        "model": job.result.get("model", ""),
-        "time": seconds(job),
-    }
-    failed = count(job.result.get("failed"))
-    details = (
-        (
-            ngettext(
-                "%(count)s review got no usable labels; it is named below.",
-                "%(count)s reviews got no usable labels; they are named below.",
-                failed,
-            )
-            % {"count": failed},
-        )
-        if failed
-        else ()
+    return _by_a_model(
+        job,
+        _("Labelling a fidelity study's review aspects"),
+        "labelled",
+        lambda done: ngettext(
+            "%(count)s open-preference review of study %(study)s labelled by %(model)s in "
+            "%(time)s.",
+            "%(count)s open-preference reviews of study %(study)s labelled by %(model)s in "
+            "%(time)s.",
+            done,
+        ),
+        lambda failed: ngettext(
+            "%(count)s review got no usable labels; it is named below.",
+            "%(count)s reviews got no usable labels; they are named below.",
+            failed,
+        ),
     )
-    return JobDescription(name, sentence, details, links, resumable=study is not None)

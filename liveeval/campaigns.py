@@ -223,7 +223,8 @@ def release_judge(campaign: Campaign, judge: Any) -> list[int]:
     go to the other judges with the pending ones. Returns the abandoned conversations."""
     with transaction.atomic():
         unfinished = list(
-            campaign.sessions.select_for_update()
+            # Only the sessions' rows: the rating, an outer join, cannot be locked on PostgreSQL.
+            campaign.sessions.select_for_update(of=("self",))
             .filter(kind=ChatSession.Kind.JUDGED, user=judge)
             .filter(
                 Q(status=ChatSession.Status.OPEN)
