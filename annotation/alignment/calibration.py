@@ -19,10 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from scipy.optimize import isotonic_regression
 
 from annotation.alignment.consensus import clip_to_scale
 from evalsite.agreement.common import FloatArray
+from evalsite.agreement.phrases import Phrase
 
 # A map whose fitted values span less than this many steps of the scale is near-constant...
 COLLAPSE_RANGE_STEPS = 1.0
@@ -73,10 +75,17 @@ def fit_calibration(
     usable = ~np.isnan(llm_scores) & ~np.isnan(human_means)
     llm, human = llm_scores[usable], human_means[usable]
     if not len(llm):
-        raise ValueError("no calibration item has both an LLM score and a human score")
+        raise ValueError(
+            Phrase(gettext_noop("no calibration item has both an LLM score and a human score"))
+        )
     if not np.isin(llm, points).all():
         outside = llm[~np.isin(llm, points)][0]
-        raise ValueError(f"the LLM score {outside:g} is not a point of the scale")
+        raise ValueError(
+            Phrase(
+                gettext_noop("the LLM score %(score)s is not a point of the scale"),
+                score=f"{outside:g}",
+            )
+        )
     used, codes = np.unique(llm, return_inverse=True)
     counts = np.bincount(codes).astype(np.float64)
     means = np.bincount(codes, weights=human) / counts

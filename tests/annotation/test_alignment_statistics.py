@@ -13,6 +13,7 @@ from annotation.alignment.consensus import human_consensus, human_spread
 from annotation.alignment.paired import paired_mae_difference
 from annotation.alignment.replacement import replacement_verdict
 from annotation.alignment.split import calibration_items
+from evalsite.agreement.phrases import Phrase, reason_of, shown
 from evalsite.agreement.score_matrix import ScoreMatrix
 
 POINTS = np.arange(1.0, 6.0)
@@ -203,3 +204,14 @@ def test_a_map_fitted_on_one_point_is_near_constant_and_needs_data() -> None:
     assert fitted.collapsed
     with pytest.raises(ValueError, match="no calibration item"):
         fit_calibration(np.array([np.nan]), np.array([2.0]), POINTS)
+
+
+def test_why_a_map_cannot_be_fitted_reads_in_the_readers_language() -> None:
+    for llm in (np.array([np.nan]), np.array([2.5])):
+        with pytest.raises(ValueError) as raised:
+            fit_calibration(llm, np.array([2.0]), POINTS)
+        reason = reason_of(raised.value)
+        with translation.override("zh-hans"):
+            chinese = shown(reason)
+        assert isinstance(reason, Phrase) and chinese != str(reason)
+        assert not any(word in chinese for word in ("calibration", "scale"))
