@@ -16,7 +16,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.urls import reverse
 from django.utils.text import get_valid_filename
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_noop, ngettext
 
 from annotation.imports.bundled_catalogs import CatalogOutcome
 from annotation.imports.formats import import_transcripts
@@ -26,6 +26,7 @@ from annotation.imports.progress import Progress
 from annotation.imports.writer import REFUSE
 from annotation.models import Campaign
 from evalsite import jobs
+from evalsite.agreement.phrases import Phrase
 from evalsite.job_descriptions import JobDescription, JobLink, count, seconds
 from evalsite.jobs import JobContext, JobError, job_kind
 from evalsite.models import Job
@@ -56,7 +57,11 @@ def _fail(context: JobContext, failure: ImportFailed) -> JobError:
         context.add_error(str(problem))
     if failure.total > PROBLEMS_SHOWN:
         context.add_error(f"… and {failure.total - PROBLEMS_SHOWN} more problems")
-    return JobError(f"{failure.total} problem(s) found; nothing was imported.")
+    return JobError(
+        Phrase(
+            gettext_noop("Problems found: %(count)s; nothing was imported."), count=failure.total
+        )
+    )
 
 
 def _progress(context: JobContext) -> Progress:

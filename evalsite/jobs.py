@@ -183,11 +183,16 @@ class JobContext:
         self.job.done = done
         if total is not None:
             self.job.total = total
+        # A message of another kind (checking lines, then writing) starts a new phase, which
+        # is always shown, however soon after the last write.
+        new_phase = isinstance(message, phrases.Phrase) and message.msgid != (
+            self.job.message_phrase.get("msgid") if self.job.message_phrase else None
+        )
         if message is not None:
             self.job.set_message(message)
         complete = self.job.total is not None and done >= self.job.total
         now = time.monotonic()
-        if force or complete or now - self._last_write >= PROGRESS_WRITE_INTERVAL:
+        if force or complete or new_phase or now - self._last_write >= PROGRESS_WRITE_INTERVAL:
             self._last_write = now
             self._persist(["done", "total", "message", "message_phrase", "checkpoint"])
 
@@ -423,7 +428,10 @@ def _execute(
         job.status = Job.Status.FAILED
         job.errors = [*job.errors, str(exc) or exc.__class__.__name__]
         job.set_message(
-            phrases.Phrase(gettext_noop("Failed: %(error)s"), error=str(exc) or type(exc).__name__)
+            phrases.Phrase(
+                gettext_noop("Failed: %(error)s"),
+                error=phrases.reason_of(exc) or type(exc).__name__,
+            )
         )
     else:
         job.status = Job.Status.DONE

@@ -312,14 +312,16 @@ def progress(campaign: Campaign) -> dict[str, Any]:
     rows = (
         campaign.sessions.filter(kind=ChatSession.Kind.JUDGED)
         .exclude(end_reason=ChatSession.EndReason.ABANDONED)
-        .values("system__name", "system__alias", "user__username", "status")
+        .values("system_id", "system__name", "user__username", "status")
         .annotate(n=Count("pk"), rated=Count("pk", filter=Q(rating__isnull=False)))
     )
     overall = Progress(label=gettext("all conversations"))
     by_system: dict[str, Progress] = defaultdict(Progress)
     by_judge: dict[str, Progress] = defaultdict(Progress)
+    # Each system by its name and the alias it has in this campaign, as the page's design says.
+    names = aliases.campaign_names(campaign)
     for row in rows:
-        system = f"{row['system__name']} ({row['system__alias']})"
+        system = f"{row['system__name']} ({names.get(row['system_id'], '—')})"
         for bucket in (overall, by_system[system], by_judge[row["user__username"]]):
             if row["status"] == ChatSession.Status.PENDING:
                 bucket.pending += row["n"]

@@ -87,7 +87,7 @@ def test_a_bad_upload_lists_each_problem_with_its_line(client_of: Client) -> Non
     assert job.status == Job.Status.FAILED
     assert job.errors == [
         "transcripts.jsonl line 2: turns[0].role must be 'user' or 'system'",
-        "1 problem(s) found; nothing was imported.",
+        "Problems found: 1; nothing was imported.",
     ]
     html = client_of.get(response["Location"]).content.decode()
     assert "transcripts.jsonl line 2: turns[0].role must be" in html

@@ -1,7 +1,8 @@
 """Every page each role can reach, in both languages, in a real browser.
 
-At 390 px: no horizontal overflow, no console error, no stray debug text, and in the Chinese
-interface none of the catalog's English sentences and no visible word of the interface in English
+At 390 px: no horizontal overflow, no console error, a plain window title, no stray debug text,
+and in the Chinese interface none of the catalog's English sentences and no visible word of the
+interface in English
 (the demo's own data and codes aside). At 1280 px, in English: axe-core (vendored in static/,
 injected here) finds no serious or critical violation, in the light theme and, for contrast, in
 the dark one, on each page once, with the first role that reaches it. Screenshots of the main
@@ -190,6 +191,9 @@ def crawl_phone(
             yield f"{where}: {width[0]} px wide at {width[1]} px"
         if errors:
             yield f"{where}: console errors {errors}"
+        title = page.title()
+        if "<" in title or not title.strip():
+            yield f"{where}: the window's title is not plain text: {title[:80]!r}"
         text = page.inner_text("body")
         if DEBUG_TEXT.search(text):
             yield f"{where}: debug text {DEBUG_TEXT.search(text).group(0)!r}"  # type: ignore[union-attr]

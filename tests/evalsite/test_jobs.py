@@ -387,3 +387,14 @@ def test_an_import_s_progress_reads_in_the_readers_language(tmp_path: Path) -> N
         assert "Writing" not in expected
         assert writing[0].shown_message == expected
         assert finished.shown_message == gettext("Imported %(count)s transcripts") % {"count": 3}
+
+
+@pytest.mark.django_db
+def test_a_new_phase_is_stored_at_once_however_soon_after_the_last_write() -> None:
+    job = jobs.create("testing.count", {"total": 100})
+    context = jobs.JobContext(job)
+    context.progress(1, 100, Phrase(gettext_noop("Checking line %(line)s"), line=1))
+    context.progress(2, 100, Phrase(gettext_noop("Checking line %(line)s"), line=2))
+    assert Job.objects.get(pk=job.pk).message == "Checking line 1"  # throttled
+    context.progress(3, 100, Phrase(gettext_noop("Writing %(count)s transcripts"), count=3))
+    assert Job.objects.get(pk=job.pk).message == "Writing 3 transcripts"

@@ -99,7 +99,7 @@ def test_a_judge_gets_the_next_system_of_their_plan_while_one_is_disabled(
     Rating.objects.create(session=other, completed=True, satisfaction=1, fluency=1, guidance=1)
     assert campaigns.next_pending_session(judge) is None
     home = client.get(reverse("home")).content.decode()
-    assert "1 more conversation waits for a system that is paused." in home
+    assert "1 more conversation waits for a system that is disabled for now." in home
 
     first.system.enabled = True
     first.system.save(update_fields=["enabled"])

@@ -10,7 +10,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from liveeval import campaigns, roster
+from liveeval import aliases, campaigns, roster
 from liveeval.models import Campaign, ChatSession, DialogueSystem, Message, Rating
 from tests.conftest import logged_in
 from tests.liveeval.conftest import TODAY, make_system, make_task
@@ -129,3 +129,14 @@ def test_deactivating_a_judge_hands_their_unfinished_conversations_to_the_others
     assert not rows["jade"].active and rows["jade"].abandoned == 1
     page = english(coordinator_client).get(detail).content.decode()
     assert reverse("deactivate_person", args=[judge.pk]) not in page
+
+
+@pytest.mark.django_db
+def test_progress_names_each_system_by_its_alias_in_this_campaign(
+    systems: list[DialogueSystem], judge: User
+) -> None:
+    campaign = opened(systems, [judge])
+    names = aliases.campaign_names(campaign)
+    labels = [bucket.label for bucket in campaigns.progress(campaign)["by_system"]]
+    assert sorted(labels) == sorted(f"{s.name} ({names[s.pk]})" for s in systems)
+    assert not any(s.alias in label for s in systems for label in labels)
