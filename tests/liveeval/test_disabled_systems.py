@@ -137,3 +137,7 @@ def test_the_campaign_and_systems_pages_say_what_disabling_does(
     assert "Echo A (Echo 1)" in page
     systems = client.get(reverse("liveeval:system_list")).content.decode()
     assert "Disabling a system stops new conversations with it in every campaign" in systems
+    edit = reverse("liveeval:system_edit", args=[pair[0].pk])
+    assert 'id="system-disabled"' in client.get(edit).content.decode()
+    other = reverse("liveeval:system_edit", args=[pair[1].pk])
+    assert 'id="system-disabled"' not in client.get(other).content.decode()
