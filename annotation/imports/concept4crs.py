@@ -49,7 +49,6 @@ from annotation.imports.writer import (
     import_validated,
     resolve_campaign,
 )
-from evalsite.agreement.phrases import Phrase
 from evalsite.storable_text import unstorable
 from evalsite.user_simulation import has_end_mark
 
@@ -334,7 +333,8 @@ def import_concept4crs(
                 progress,
                 number,
                 2 * len(files),
-                Phrase(gettext_noop("Checking %(file)s"), file=dialogue.relative),
+                gettext_noop("Checking %(file)s"),
+                file=dialogue.relative,
             )
             try:
                 data = json.loads(dialogue.read().decode("utf-8-sig"))

@@ -29,7 +29,6 @@ from annotation.imports.writer import (
     import_validated,
     resolve_campaign,
 )
-from evalsite.agreement.phrases import Phrase
 from evalsite.storable_text import unstorable
 
 _CSV_REQUIRED = ("id", "turn", "role", "text")
@@ -183,7 +182,8 @@ def import_csv(
                 progress,
                 rows_read,
                 2 * estimate,
-                Phrase(gettext_noop("Checking line %(line)s"), line=record_line),
+                gettext_noop("Checking line %(line)s"),
+                line=record_line,
             )
             if not any(cell.strip() for cell in record):
                 continue

@@ -76,9 +76,30 @@ def check_object(value: Any, path: str, allowed: set[str] | None = None) -> dict
     return value
 
 
+def _all_storable(value: Any) -> bool:
+    """Whether every string of ``value``, keys included, can be stored; no paths are built,
+    so the rows that can be stored (nearly all) cost one walk."""
+    pending: list[Any] = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if unstorable(item):
+                return False
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if isinstance(key, str) and unstorable(key):
+                    return False
+                pending.append(inner)
+        elif isinstance(item, list):
+            pending.extend(item)
+    return True
+
+
 def check_storable(value: Any, path: str = "") -> None:
     """Every string of ``value``, keys included, can be stored by every database (no NUL, no
     lone surrogate); FieldError names the first that cannot, in document order."""
+    if _all_storable(value):
+        return
     pending: list[tuple[Any, str]] = [(value, path)]
     while pending:
         item, where = pending.pop()

@@ -22,7 +22,6 @@ from annotation.imports.writer import (
     import_validated,
     resolve_campaign,
 )
-from evalsite.agreement.phrases import Phrase
 
 
 def import_jsonl(
@@ -46,7 +45,8 @@ def import_jsonl(
             progress,
             line_no,
             2 * estimate,
-            Phrase(gettext_noop("Checking line %(line)s"), line=line_no),
+            gettext_noop("Checking line %(line)s"),
+            line=line_no,
         )
         if line.text is None:
             problems.add(Problem(path.name, f"the line {line.problem}", line_no))

@@ -140,7 +140,8 @@ def import_llm_scores(
                 progress,
                 line_no,
                 2 * estimate,
-                Phrase(gettext_noop("Checking line %(line)s"), line=line_no),
+                gettext_noop("Checking line %(line)s"),
+                line=line_no,
             )
             try:
                 checker.check_evaluator(fields.get("evaluator"))
@@ -190,14 +191,7 @@ def _score_records(
     """(line, fields) for every score of the file; malformed lines go to ``problems``, named
     by line and field: invalid UTF-8, lines over a transcript's limit, JSON nested too deeply,
     CSV cells too long, NUL and lone surrogates (which some databases cannot store)."""
-    rows = _jsonl_rows(path, problems) if format == "jsonl" else _csv_rows(path, problems)
-    for line_no, fields in rows:
-        try:
-            check_storable(fields)
-        except FieldError as exc:
-            problems.add(Problem(path.name, str(exc), line_no))
-            continue
-        yield line_no, fields
+    return _jsonl_rows(path, problems) if format == "jsonl" else _csv_rows(path, problems)
 
 
 def _jsonl_rows(path: Path, problems: Problems) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -209,6 +203,10 @@ def _jsonl_rows(path: Path, problems: Problems) -> Iterator[tuple[int, dict[str,
             continue
         try:
             data = check_object(json.loads(line.text), "", _SCORE_FIELDS)
+            if "\\u" in line.text:
+                # Only a \u escape can put a NUL or a lone surrogate into decoded JSON: raw ones
+                # are either invalid JSON or invalid UTF-8, reported above.
+                check_storable(data)
         except json.JSONDecodeError as exc:
             problems.add(
                 Problem(path.name, f"not valid JSON ({exc.msg}, column {exc.colno})", line.number)
@@ -254,6 +252,11 @@ def _csv_rows(path: Path, problems: Problems) -> Iterator[tuple[int, dict[str, A
                 )
                 continue
             cells: dict[str, Any] = dict(zip(header, record, strict=True))
+            try:
+                check_storable(cells)
+            except FieldError as exc:
+                problems.add(Problem(path.name, str(exc), record_line))
+                continue
             try:
                 cells["score"] = float(cells["score"])
             except ValueError:

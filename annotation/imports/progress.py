@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from evalsite.agreement.phrases import Param, Phrase
+
 # (done, total, message)
 Progress = Callable[[int, int, str], None]
 
@@ -23,6 +25,10 @@ def count_lines(path: Path) -> int:
     return count + 1
 
 
-def report_progress(progress: Progress | None, done: int, estimate: int, message: str) -> None:
+def report_progress(
+    progress: Progress | None, done: int, estimate: int, msgid: str, **params: Param
+) -> None:
+    """Report every `PROGRESS_EVERY` units; the message (a `Phrase` of ``msgid`` and
+    ``params``) is made only then, since this is called for every line."""
     if progress is not None and done % PROGRESS_EVERY == 0:
-        progress(done, max(estimate, done + 1), message)
+        progress(done, max(estimate, done + 1), Phrase(msgid, **params))
