@@ -14,6 +14,18 @@ from evalsite.job_descriptions import JobDescription
 from evalsite.job_descriptions import describe as describe_job
 
 
+def _message_phrase_field() -> models.JSONField[Any, Any]:
+    """A progress message's id and parameters, kept beside its English text (jobs and parts)."""
+    return models.JSONField(
+        _("message in any language"),
+        default=dict,
+        blank=True,
+        help_text=_(
+            "The progress message's id and parameters, to show it in the reader's language."
+        ),
+    )
+
+
 class JobEvent(TypedDict):
     """A job's state as pushed to the pages watching it and drawn by ``jobs/_bar.html``."""
 
@@ -58,14 +70,7 @@ class Job(models.Model):
     done = models.PositiveIntegerField(_("done"), default=0)
     total = models.PositiveIntegerField(_("total"), null=True, blank=True)
     message = models.CharField(_("message"), max_length=500, blank=True)
-    message_phrase = models.JSONField(
-        _("message in any language"),
-        default=dict,
-        blank=True,
-        help_text=_(
-            "The progress message's id and parameters, to show it in the reader's language."
-        ),
-    )
+    message_phrase = _message_phrase_field()
     errors = models.JSONField(_("errors"), default=list, blank=True)
     result = models.JSONField(_("result"), default=dict, blank=True)
     checkpoint = models.JSONField(
@@ -171,14 +176,7 @@ class JobPart(models.Model):
     done = models.PositiveIntegerField(_("done"), default=0)
     total = models.PositiveIntegerField(_("total"), null=True, blank=True)
     message = models.CharField(_("message"), max_length=500, blank=True)
-    message_phrase = models.JSONField(
-        _("message in any language"),
-        default=dict,
-        blank=True,
-        help_text=_(
-            "The progress message's id and parameters, to show it in the reader's language."
-        ),
-    )
+    message_phrase = _message_phrase_field()
     errors = models.JSONField(_("errors"), default=list, blank=True)
     result = models.JSONField(_("result"), default=dict, blank=True)
     checkpoint = models.JSONField(_("checkpoint"), default=dict, blank=True)

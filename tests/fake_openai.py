@@ -258,6 +258,10 @@ class FakeOpenAI:
     def _answer_one(self, handler: BaseHTTPRequestHandler) -> None:
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length)
+        if len(raw) < length:
+            # The client went away while sending (a worker killed mid-request): no request came.
+            handler.close_connection = True
+            return
         try:
             body = json.loads(raw)
         except ValueError:

@@ -16,11 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from django.utils.translation import gettext_noop
-
 from annotation.imports.limits import read_lines, too_large, transcript_limit
 from annotation.imports.problems import FieldError, ImportFailed, Problem, Problems
-from annotation.imports.progress import Progress, count_lines, report_progress
+from annotation.imports.progress import Progress, count_lines, report_line
 from annotation.imports.result import ImportResult
 from annotation.imports.shape import TURN_ROLES
 from annotation.imports.writer import (
@@ -178,13 +176,7 @@ def import_csv(
         for record in records:
             record_line, line_no = line_no, reader.line_num + 1
             rows_read += 1
-            report_progress(
-                progress,
-                rows_read,
-                2 * estimate,
-                gettext_noop("Checking line %(line)s"),
-                line=record_line,
-            )
+            report_line(progress, rows_read, 2 * estimate, record_line)
             if not any(cell.strip() for cell in record):
                 continue
             if len(record) != len(columns):

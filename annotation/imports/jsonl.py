@@ -10,11 +10,9 @@ import json
 import time
 from pathlib import Path
 
-from django.utils.translation import gettext_noop
-
 from annotation.imports.limits import read_lines
 from annotation.imports.problems import FieldError, Problem, Problems
-from annotation.imports.progress import Progress, count_lines, report_progress
+from annotation.imports.progress import Progress, count_lines, report_line
 from annotation.imports.result import ImportResult
 from annotation.imports.writer import (
     REFUSE,
@@ -41,13 +39,7 @@ def import_jsonl(
     line_no = 0
     for line in read_lines(path):
         line_no = line.number
-        report_progress(
-            progress,
-            line_no,
-            2 * estimate,
-            gettext_noop("Checking line %(line)s"),
-            line=line_no,
-        )
+        report_line(progress, line_no, 2 * estimate, line_no)
         if line.text is None:
             problems.add(Problem(path.name, f"the line {line.problem}", line_no))
             continue

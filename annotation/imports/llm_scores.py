@@ -29,7 +29,7 @@ from annotation.imports.fields import (
 from annotation.imports.formats import SCORE_FORMATS, guess_format
 from annotation.imports.limits import read_lines
 from annotation.imports.problems import FieldError, ImportFailed, Problem, Problems
-from annotation.imports.progress import Progress, count_lines, report_progress
+from annotation.imports.progress import Progress, count_lines, report_line
 from annotation.imports.result import ImportResult
 from annotation.imports.spool import Spool
 from annotation.imports.writer import (
@@ -136,13 +136,7 @@ def import_llm_scores(
     estimate = count_lines(path)
     try:
         for line_no, fields in _score_records(path, format, problems):
-            report_progress(
-                progress,
-                line_no,
-                2 * estimate,
-                gettext_noop("Checking line %(line)s"),
-                line=line_no,
-            )
+            report_line(progress, line_no, 2 * estimate, line_no)
             try:
                 checker.check_evaluator(fields.get("evaluator"))
                 spool.add(

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from django.utils.translation import gettext_noop
+
 from evalsite.agreement.phrases import Param, Phrase
 
 # (done, total, message)
@@ -32,3 +34,8 @@ def report_progress(
     ``params``) is made only then, since this is called for every line."""
     if progress is not None and done % PROGRESS_EVERY == 0:
         progress(done, max(estimate, done + 1), Phrase(msgid, **params))
+
+
+def report_line(progress: Progress | None, done: int, estimate: int, line: int) -> None:
+    """`report_progress` for a reader going line by line: "Checking line 12"."""
+    report_progress(progress, done, estimate, gettext_noop("Checking line %(line)s"), line=line)
