@@ -9,6 +9,11 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
 django_asgi_app = get_asgi_application()
 
+from evalsite import server  # noqa: E402
+
+# Daphne imports this module before it starts listening, so its requests are bounded ones.
+server.install()
+
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
