@@ -1,6 +1,9 @@
 """A submission's scores as CSV and as a workbook with the confusion matrix as a native chart.
 
-The per-class columns are named once here (`PER_CLASS_HEADER`), for both files.
+The per-class columns are named once here (`PER_CLASS_HEADER`), for both files. Only
+coordinators get the per-class breakdown (``breakdown=True``): for a team, the files hold the
+figures of the whole part, as the submission page does, since per-class counts of a crafted
+file reveal gold labels.
 """
 
 from __future__ import annotations
@@ -47,13 +50,20 @@ def confusion_rows(scores: IntentScores) -> Iterator[Sequence[CellValue]]:
         yield (label, *row, missing)
 
 
-def scores_csv(scores: IntentScores) -> str:
+def scores_csv(
+    scores: IntentScores, interval: tuple[float, float] | None, *, breakdown: bool
+) -> str:
     stream = io.StringIO()
-    write_csv(stream, PER_CLASS_HEADER, per_class_rows(scores))
+    if breakdown:
+        write_csv(stream, PER_CLASS_HEADER, per_class_rows(scores))
+    else:
+        write_csv(stream, SUMMARY_HEADER, summary_rows(scores, interval))
     return stream.getvalue()
 
 
-def scores_workbook(scores: IntentScores, interval: tuple[float, float] | None) -> bytes:
+def scores_workbook(
+    scores: IntentScores, interval: tuple[float, float] | None, *, breakdown: bool
+) -> bytes:
     chart = BarChartSpec(
         title=_("Confusion matrix: each gold class by predicted class"),
         categories="gold",
@@ -61,13 +71,12 @@ def scores_workbook(scores: IntentScores, interval: tuple[float, float] | None) 
         y_title=_("utterances"),
         stacked=True,
     )
-    target = io.BytesIO()
-    write_workbook(
-        target,
-        [
-            Sheet(_("Summary"), SUMMARY_HEADER, summary_rows(scores, interval)),
+    sheets = [Sheet(_("Summary"), SUMMARY_HEADER, summary_rows(scores, interval))]
+    if breakdown:
+        sheets += [
             Sheet(_("Per class"), PER_CLASS_HEADER, per_class_rows(scores)),
             Sheet(_("Confusion"), confusion_header(scores), confusion_rows(scores), [chart]),
-        ],
-    )
+        ]
+    target = io.BytesIO()
+    write_workbook(target, sheets)
     return target.getvalue()

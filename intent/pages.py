@@ -36,7 +36,12 @@ def part_label(part: str) -> str:
     return _("public part") if part == "public" else _("private part")
 
 
-def submission_context(submission: Submission) -> dict[str, Any]:
+def submission_context(submission: Submission, is_coordinator: bool) -> dict[str, Any]:
+    """The scores of one submission; the per-class breakdown for coordinators alone.
+
+    Per-class figures and the confusion matrix of a crafted file (one probe label per
+    utterance) reveal gold labels, so a team sees only the figures of the whole part.
+    """
     track = submission.team.track
     part = evaluation.leaderboard_part(track)
     scored = evaluation.part_scores(evaluation.gold_part(track, part), submission.predictions)
@@ -45,8 +50,9 @@ def submission_context(submission: Submission) -> dict[str, Any]:
         "track": track,
         "part_label": part_label(part),
         "scored": scored,
+        "breakdown": is_coordinator,
     }
-    if scored is not None:
+    if scored is not None and is_coordinator:
         context["heatmap"] = confusion_heatmap(scored.scores)
     return context
 

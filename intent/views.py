@@ -111,7 +111,7 @@ def submit(request: HttpRequest, track_id: int) -> HttpResponse:
     try:
         upload = form.cleaned_data["file"]
         submission = submissions.submit_file(team, request.user, upload.text, upload.name)
-    except (IntentFileError, submissions.QuotaExceeded) as error:
+    except (IntentFileError, submissions.SubmissionRefused) as error:
         summary = error.summary if isinstance(error, IntentFileError) else str(error)
         _refused(request, _("The submission was not accepted."), summary)
         return redirect(team.track)
@@ -132,7 +132,7 @@ def endpoint(request: HttpRequest, track_id: int) -> HttpResponse:
         return redirect(team.track)
     try:
         submission, job = start_endpoint_run(team, request.user)
-    except submissions.QuotaExceeded as error:
+    except submissions.SubmissionRefused as error:
         messages.error(request, str(error))
         return redirect(team.track)
     jobs.start(job)
@@ -142,7 +142,9 @@ def endpoint(request: HttpRequest, track_id: int) -> HttpResponse:
 @login_required
 def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     submission = access.visible_submission(request.user, submission_id)
-    return render(request, "intent/submission.html", pages.submission_context(submission))
+    is_coordinator = roles.has_role(request.user, roles.COORDINATORS)
+    context = pages.submission_context(submission, is_coordinator)
+    return render(request, "intent/submission.html", context)
 
 
 @login_required
@@ -152,13 +154,15 @@ def submission_export(request: HttpRequest, submission_id: int, fmt: str) -> Htt
     if scored is None:
         raise Http404
     name = f"intent-submission-{submission.pk}"
+    breakdown = roles.has_role(request.user, roles.COORDINATORS)
     if fmt == "csv":
         response = HttpResponse(
-            "\ufeff" + exports.scores_csv(scored.scores), content_type="text/csv; charset=utf-8"
+            "\ufeff" + exports.scores_csv(scored.scores, scored.interval, breakdown=breakdown),
+            content_type="text/csv; charset=utf-8",
         )
     else:
         response = HttpResponse(
-            exports.scores_workbook(scored.scores, scored.interval),
+            exports.scores_workbook(scored.scores, scored.interval, breakdown=breakdown),
             content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         )
     response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client, override_settings
+from django.utils import translation
 
 from evalsite import roles
 
@@ -25,6 +26,19 @@ def _fast_password_hasher() -> Iterator[None]:
     every test user would pay for it. What the tests check of passwords holds with any hasher."""
     with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _default_language() -> Iterator[None]:
+    """Every test starts, and leaves, in the site's default language.
+
+    A request through the test client activates its reader's language in the test's thread
+    and leaves it active, so without this a Chinese page test would turn the next test's
+    messages Chinese, and the suite would depend on its order.
+    """
+    translation.deactivate()
+    yield
+    translation.deactivate()
 
 
 def make_user(username: str, *held: str, staff: bool = False) -> User:

@@ -22,7 +22,7 @@ from evalsite.jobs import JobContext, JobError
 from evalsite.models import Job
 from intent.endpoint.protocol import DEFAULT_BATCH_SIZE, DEFAULT_TIMEOUT, Item, plan_batches, send
 from intent.models import Submission, Team, Utterance
-from intent.submissions import QuotaExceeded, quota_left, record_scores
+from intent.submissions import record_scores, submission_slot
 
 ENDPOINT_JOB = "intent_endpoint"
 
@@ -112,16 +112,18 @@ def start_endpoint_run(
     batch_size: int = DEFAULT_BATCH_SIZE,
     timeout: float = DEFAULT_TIMEOUT,
 ) -> tuple[Submission, Job]:
-    """A running submission and its job, not yet started; `QuotaExceeded` past the quota."""
-    if quota_left(team) < 1:
-        raise QuotaExceeded(team.track.daily_quota)
-    submission = Submission.objects.create(
-        team=team,
-        submitted_by=user,
-        source=Submission.Source.ENDPOINT,
-        filename=team.endpoint_url[:255],
-        status=Submission.Status.RUNNING,
-    )
+    """A running submission and its job, not yet started.
+
+    `SubmissionRefused` when the track is closed or the team has no submission left today.
+    """
+    with submission_slot(team):
+        submission = Submission.objects.create(
+            team=team,
+            submitted_by=user,
+            source=Submission.Source.ENDPOINT,
+            filename=team.endpoint_url[:255],
+            status=Submission.Status.RUNNING,
+        )
     job = jobs.create(
         ENDPOINT_JOB,
         {
