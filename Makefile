@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export DEBUG ?= 1
 
-.PHONY: demo serve worker test lint typecheck pytest chromium messages clean
+.PHONY: demo serve worker check test lint typecheck pytest chromium messages clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -48,8 +48,25 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP)
 	$(VENV)/bin/mypy .
 
+# Two workers share the tests (pytest-xdist); each file stays on one worker, so a module's
+# fixtures are built once. Coverage of branches is measured on the whole run and printed.
+PYTEST_WORKERS ?= 2
+PYTEST_FULL = -n $(PYTEST_WORKERS) --dist loadfile --cov --cov-branch --cov-report=term:skip-covered
+
 pytest: $(DEV_STAMP) chromium
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	$(VENV)/bin/pytest $(PYTEST_FULL) $(PYTEST_ARGS)
+
+# The fast tier while you work: lint, types and every test not marked slow (tests/conftest.py
+# says which are), in random order.
+check: lint
+	@echo "$(VENV)/bin/mypy . (alongside pytest)"; \
+	mypy_log=$$(mktemp); \
+	nice -n 10 $(VENV)/bin/mypy . > $$mypy_log 2>&1 & mypy_pid=$$!; \
+	echo "$(VENV)/bin/pytest -m 'not slow' $(PYTEST_ARGS)"; \
+	$(VENV)/bin/pytest -m "not slow" -n $(PYTEST_WORKERS) $(PYTEST_ARGS); pytest_status=$$?; \
+	wait $$mypy_pid; mypy_status=$$?; \
+	echo "$(VENV)/bin/mypy ."; cat $$mypy_log; rm -f $$mypy_log; \
+	exit $$(( pytest_status || mypy_status ))
 
 # mypy runs on the other core while pytest runs (niced, so that the tests keep theirs); its
 # report follows pytest's, and either failing fails the target.
@@ -57,8 +74,8 @@ test: lint chromium
 	@echo "$(VENV)/bin/mypy . (alongside pytest)"; \
 	mypy_log=$$(mktemp); \
 	nice -n 10 $(VENV)/bin/mypy . > $$mypy_log 2>&1 & mypy_pid=$$!; \
-	echo "$(VENV)/bin/pytest $(PYTEST_ARGS)"; \
-	$(VENV)/bin/pytest $(PYTEST_ARGS); pytest_status=$$?; \
+	echo "$(VENV)/bin/pytest $(PYTEST_FULL) $(PYTEST_ARGS)"; \
+	$(VENV)/bin/pytest $(PYTEST_FULL) $(PYTEST_ARGS); pytest_status=$$?; \
 	wait $$mypy_pid; mypy_status=$$?; \
 	echo "$(VENV)/bin/mypy ."; cat $$mypy_log; rm -f $$mypy_log; \
 	exit $$(( pytest_status || mypy_status ))

@@ -136,10 +136,26 @@ def services() -> dict[str, str]:
     }
 
 
+# The slow tier, by one rule: a test is slow when it drives a browser (e2e), starts other
+# processes (processes), needs PostgreSQL and Redis (services) or runs many seeded simulated
+# campaigns (monte_carlo). `make check` runs the rest; `make test` runs everything.
+SLOW_MARKS = ("e2e", "processes", "services", "monte_carlo")
+
+
+def is_slow(item: pytest.Item) -> bool:
+    return any(item.get_closest_marker(name) is not None for name in SLOW_MARKS)
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Marked as it is collected, before ``-m "not slow"`` chooses."""
+    if is_slow(item):
+        item.add_marker(pytest.mark.slow)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Browser tests run last: Playwright leaves an event loop running in the main thread,
-    which would break any asyncio test that ran after them."""
+    """Browser tests run last, after any random order: Playwright leaves an event loop running
+    in the main thread, which would break any asyncio test that ran after it."""
     items.sort(key=lambda item: "tests/e2e/" in item.nodeid.replace("\\", "/"))
 
 

@@ -120,6 +120,7 @@ class TestLoadRubric:
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.processes
 def test_a_failed_import_exits_non_zero(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text('{"id": "a", "turns": [{"role": "narrator", "text": "Hi"}]}\n')

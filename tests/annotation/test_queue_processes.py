@@ -24,6 +24,8 @@ from annotation.models import Assignment, Campaign, Transcript
 from annotation.rubrics import default_rubric
 from tests.annotation.conftest import dialogue, person
 
+pytestmark = pytest.mark.processes
+
 ANNOTATORS = 20
 ITEMS = 30
 R = 3

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 
 from tests.po_catalog import catalog_path, read_catalog
@@ -48,6 +49,7 @@ NOT_SOURCE = {".venv", ".git", "tests", "bench", "examples", "test-artefacts", "
 PROBE = "A sentence that only this test writes into a copy of the source"
 
 
+@pytest.mark.processes
 def test_every_message_of_the_source_is_in_the_catalog(tmp_path: Path) -> None:
     """makemessages, run on a copy of the source with the catalog, adds nothing to it but the
     one sentence this test writes into the copy (which shows that a missing one is seen)."""
@@ -81,6 +83,7 @@ def test_every_message_of_the_source_is_in_the_catalog(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.processes
 def test_the_compiled_catalog_holds_what_the_catalog_says(tmp_path: Path) -> None:
     """The .mo beside the .po is the .po compiled: every message, with the same translation."""
     compiled = tmp_path / "django.mo"

@@ -22,7 +22,7 @@ from evalsite.models import Job, JobPart
 from testing.llm_run import RequestLog, WorkerProcess, run_on_workers, transcript, worker_env
 from tests.fake_openai import FakeOpenAI
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.processes, pytest.mark.django_db(transaction=True)]
 
 # The tests queue jobs in the database, whatever runner the suite uses elsewhere.
 DATABASE_QUEUE = override_settings(

@@ -16,6 +16,8 @@ import pytest
 
 from testing.servers import Daphne, TemporaryDatabase
 
+pytestmark = pytest.mark.processes
+
 MB = 1024 * 1024
 LIMIT_MB = 64
 

@@ -25,6 +25,8 @@ from intent.endpoint.protocol import Item, read_answer
 from intent.models import Submission, Team, Track
 from testing.servers import free_port
 
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "examples" / "intent_team" / "server.py"
 TIMEOUT = 1.0

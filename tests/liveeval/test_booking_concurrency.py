@@ -177,6 +177,7 @@ def database_url_for_processes() -> str:
     return f"postgres://{credentials}@{host}:{port}/{settings['NAME']}"
 
 
+@pytest.mark.processes
 def test_separate_processes_never_sell_more_seats_than_are_left() -> None:
     flight = a_flight(seats_left=5)
     env = {**os.environ, "DATABASE_URL": database_url_for_processes(), "DEBUG": "1"}

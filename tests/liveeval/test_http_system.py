@@ -296,6 +296,7 @@ def example_bot() -> Iterator[str]:
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.processes
 def test_the_example_bot_books_a_whole_dialogue_through_the_api(
     example_bot: str, live_server: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -333,6 +334,7 @@ def test_the_example_bot_books_a_whole_dialogue_through_the_api(
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.processes
 def test_the_example_bot_books_a_hotel_in_english(
     example_bot: str, live_server: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -86,6 +86,7 @@ async def _history(server: Daphne, session_id: int, cookie: str) -> str:
         return str(await asyncio.wait_for(ws.recv(), 10))
 
 
+@pytest.mark.processes
 def test_a_killed_worker_leaves_a_notice_and_a_free_session() -> None:
     # A system that accepts the request and never answers: the reply is in flight when killed.
     hanging = socket.socket()

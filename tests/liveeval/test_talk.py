@@ -159,6 +159,7 @@ def test_the_last_error_line_names_the_cause_in_english_in_a_chinese_dialogue(
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("builtin_systems")
+@pytest.mark.processes
 def test_talk_works_in_a_pipe(tmp_path: Path) -> None:
     """A real process reading a real pipe, as outside checks run it."""
     build_world(world_dates(DEFAULT_TODAY, 3), force=True)

@@ -6,7 +6,10 @@ import os
 import subprocess
 import sys
 
+import pytest
 from django.conf import settings
+
+pytestmark = pytest.mark.processes
 
 SCRIPT = """
 import logging

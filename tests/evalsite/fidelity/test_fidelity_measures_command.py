@@ -250,6 +250,7 @@ def test_a_missing_file_is_named(tmp_path: Path) -> None:
         run(tmp_path / "absent.jsonl", "items_talk")
 
 
+@pytest.mark.processes
 def test_it_exits_non_zero_with_one_line_on_bad_input(tmp_path: Path) -> None:
     path = write(tmp_path, "bad.csv", ["item,avg_rating,group,responder,answer", "a,1,g,r,maybe"])
     finished = subprocess.run(
