@@ -1,5 +1,6 @@
 """The verdict: in plain words, whether the LLM evaluator agrees with people well enough to
-stand in for one, from the alternative annotator test and α LLM–human beside α human–human."""
+stand in for one, by the one rule of `evalsite.agreement.verdict` (the alternative annotator
+test, α LLM–humans above 0 and not significantly below α human–human, answers that vary)."""
 
 from __future__ import annotations
 
@@ -106,7 +107,16 @@ def _llm_verdict(evaluator: str, scope: str, block: RatedBlock | None) -> str:
             "(ε = %(epsilon)s) it beat %(beaten)d of %(tested)d annotators, a winning rate "
             "of %(rate).2f < %(passing)s."
         )
-        opening = (passed if alt.passed else failed) % figures
+        rule = None if block is None else block.agreement.verdict
+        if alt.passed and rule is not None and not rule.stands_in:
+            # The alt-test alone passed: the rule's other checks say why that is not enough.
+            evidence = _(
+                " In the alternative annotator test (ε = %(epsilon)s) it beat %(beaten)d of "
+                "%(tested)d annotators, a winning rate of %(rate).2f."
+            )
+            opening = shown(rule.sentence) + evidence % figures
+        else:
+            opening = (passed if alt.passed else failed) % figures
     return opening if block is None else opening + _alpha_sentence(block)
 
 

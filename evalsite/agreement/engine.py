@@ -74,6 +74,7 @@ from evalsite.agreement.results import (
 )
 from evalsite.agreement.scale_step import ScaleStep, scale_points, scale_step
 from evalsite.agreement.score_matrix import ScoreMatrix
+from evalsite.agreement.verdict import on_every_dimension
 
 LLM_FIELDS = (
     "alt_test",
@@ -130,6 +131,8 @@ class _Block:
             self.clusters = [str(label) for label in labels]
         self.llm_scored = llm is not None and llm in wide.columns
         self.alt_test: AltTestResult | None = None
+        self.gap_interval: Interval | None = None
+        self.distinct_answers: int | None = None
         human_columns = [name for name in wide.columns if name != llm]
         humans = wide[human_columns].to_numpy(dtype=np.float64)
         llm_scores = (
@@ -151,6 +154,7 @@ class _Block:
         self._pair_mean("humans_pairwise", pairwise.humans_pairwise)
         if not self.llm_scored:
             return
+        self.distinct_answers = len(np.unique(llm_scores[~np.isnan(llm_scores)]))
         self._alt_test(scores, options)
         self._pair_mean("llm_vs_humans", pairwise.llm_vs_humans)
         human_count = (~np.isnan(humans)).sum(axis=1)
@@ -294,6 +298,13 @@ class _Block:
                 )
             except StatisticUndefined as error:
                 self.entries[name].interval_reason = reason_of(error)
+        # α LLM–humans against α between humans, on the same resamples: the verdict's third check.
+        if {"alpha.llm_vs_humans", "alpha.humans_pairwise"} <= distributions.keys():
+            gap = distributions["alpha.llm_vs_humans"] - distributions["alpha.humans_pairwise"]
+            try:
+                self.gap_interval = percentile_interval(gap, confidence=confidence)
+            except StatisticUndefined:
+                self.gap_interval = None
 
     def result(self, *, intervals_computed: bool) -> AgreementBlock:
         notes = setting_notes(
@@ -342,6 +353,8 @@ class _Block:
             within_one=value("within_one"),
             within_one_ci=interval("within_one"),
             alt_test=self.alt_test,
+            alpha_gap_ci=self.gap_interval,
+            llm_distinct_answers=self.distinct_answers,
             notes=notes,
         )
 
@@ -448,7 +461,7 @@ def human_llm_agreement(
     cluster: str | None = None,
     within: str | None = None,
 ) -> dict[str, Any]:
-    """`agreement_blocks` as plain JSON: ``{"dimensions": {name: block}}``.
+    """`agreement_blocks` as plain JSON: ``{"verdict": ..., "dimensions": {name: block}}``.
 
     Plain dicts, lists, numbers and None, ready for ``json.dumps(..., allow_nan=False)``;
     each block's "notes" say why any field is null. Raises `InputError` for scores that
@@ -468,4 +481,18 @@ def human_llm_agreement(
         cluster=cluster,
         within=within,
     )
-    return {"dimensions": {name: block.as_json() for name, block in blocks.items()}}
+    return report_json(blocks)
+
+
+def report_json(blocks: dict[str, AgreementBlock]) -> dict[str, Any]:
+    """The blocks as plain JSON, with the verdict over the whole file before them.
+
+    The whole-file verdict holds only where every dimension's does (`on_every_dimension`);
+    it is null without an LLM.
+    """
+    verdicts = [block.verdict for block in blocks.values() if block.verdict is not None]
+    whole = on_every_dimension(verdicts)
+    return {
+        "verdict": None if whole is None else whole.as_json(),
+        "dimensions": {name: block.as_json() for name, block in blocks.items()},
+    }

@@ -19,6 +19,7 @@ from evalsite.agreement.alt_test import (
 )
 from evalsite.agreement.common import Interval
 from evalsite.agreement.phrases import texts_of
+from evalsite.agreement.verdict import StandIn, stand_in
 
 JsonObject = dict[str, object]
 # The JSON name of each correlation's coefficient.
@@ -36,6 +37,10 @@ def interval_of(value: object) -> Interval | None:
         return None
     low, high = value
     return float(low), float(high)
+
+
+def _count_of(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _listed(interval: Interval | None) -> list[float] | None:
@@ -221,8 +226,22 @@ class AgreementBlock:
     within_one: float | None = None
     within_one_ci: Interval | None = None
     alt_test: AltTestResult | None = None
+    alpha_gap_ci: Interval | None = None
+    llm_distinct_answers: int | None = None
     notes: list[str] = field(default_factory=list)
     by: dict[str, dict[str, AgreementBlock]] | None = None
+
+    @property
+    def verdict(self) -> StandIn | None:
+        """Whether the LLM can stand in for people, by the one rule; None without an LLM."""
+        if self.llm is None:
+            return None
+        return stand_in(
+            self.alt_test,
+            self.alpha_ci.llm_vs_humans,
+            self.alpha_gap_ci,
+            self.llm_distinct_answers,
+        )
 
     def as_json(self) -> JsonObject:
         """Plain dicts, lists, numbers and None, ready for ``json.dumps(..., allow_nan=False)``."""
@@ -245,6 +264,9 @@ class AgreementBlock:
             "within_one": self.within_one,
             "within_one_ci": _listed(self.within_one_ci),
             "alt_test": alt_test_json(self.alt_test),
+            "alpha_gap_ci": _listed(self.alpha_gap_ci),
+            "llm_distinct_answers": self.llm_distinct_answers,
+            "verdict": None if self.verdict is None else self.verdict.as_json(),
             "notes": self.notes,
         }
         if self.by is not None:
@@ -280,5 +302,7 @@ class AgreementBlock:
             within_one=number_of(data.get("within_one")),
             within_one_ci=interval_of(data.get("within_one_ci")),
             alt_test=alt_test_of(data.get("alt_test")),
+            alpha_gap_ci=interval_of(data.get("alpha_gap_ci")),
+            llm_distinct_answers=_count_of(data.get("llm_distinct_answers")),
             notes=texts_of(data, "notes"),
         )

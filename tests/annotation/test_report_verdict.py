@@ -218,7 +218,8 @@ def test_the_page_says_a_random_llm_did_not_pass(random_panel: Campaign) -> None
 
 
 def test_an_llm_copying_one_person_passes(copying_panel: Campaign) -> None:
-    result = compute.compute_report(copying_panel, resamples=0)
+    # With intervals: without them the rule has no evidence that α is above chance.
+    result = compute.compute_report(copying_panel, resamples=200)
     evaluation = result["evaluations"][0]
     assert report_verdict.verdict(result, evaluation).startswith(
         "The LLM evaluator gpt agrees with people well enough to stand in for a human "
@@ -230,6 +231,17 @@ def test_an_llm_copying_one_person_passes(copying_panel: Campaign) -> None:
     # Against u1, whom it copies, every item is a tie, which counts for both.
     u1 = next(human for human in manner["humans"] if human["rater"] == "u1")
     assert u1["advantage"] == 1.0 and u1["n_items"] == PANEL_ITEMS
+    assert evaluation["pooled"]["verdict"]["stands_in"] is True
+
+
+def test_without_intervals_a_passing_alt_test_is_not_enough(copying_panel: Campaign) -> None:
+    result = compute.compute_report(copying_panel, resamples=0)
+    sentence = report_verdict.verdict(result, result["evaluations"][0])
+    assert sentence.startswith(
+        "The LLM cannot stand in for people: its α with people has no confidence interval and "
+        "its α with people cannot be set against α between people. In the alternative "
+        "annotator test (ε = 0.15) it beat 3 of 3 annotators, a winning rate of 1.00."
+    )
 
 
 def test_the_alt_test_uses_the_campaigns_epsilon(copying_panel: Campaign) -> None:

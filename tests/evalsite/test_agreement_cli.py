@@ -40,6 +40,9 @@ BLOCK_KEYS = {
     "within_one",
     "within_one_ci",
     "alt_test",
+    "alpha_gap_ci",
+    "llm_distinct_answers",
+    "verdict",
     "notes",
 }
 
@@ -208,6 +211,7 @@ def test_it_rejects_bad_options(arguments: tuple[str, ...], message: str) -> Non
     assert message in str(raised.value)
 
 
+@pytest.mark.processes
 def test_it_exits_non_zero_with_the_message_on_bad_input() -> None:
     environment = {**os.environ, "DEBUG": os.environ.get("DEBUG", "1")}
     finished = subprocess.run(

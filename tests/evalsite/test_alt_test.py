@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import krippendorff
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,11 +26,17 @@ from evalsite.agreement.alt_test import (
 )
 from evalsite.agreement.bootstrap import bootstrap_ci, resample_counts
 from evalsite.agreement.clusters import cluster_bootstrap_ci, cluster_resample_weights
-from evalsite.agreement.common import TOO_FEW_FOR_INTERVAL, InputError, StatisticUndefined
+from evalsite.agreement.common import (
+    TOO_FEW_FOR_INTERVAL,
+    InputError,
+    Level,
+    StatisticUndefined,
+)
+from evalsite.agreement.engine import agreement_blocks
 from evalsite.agreement.pairwise_alpha import MeanPairAlphaStatistic, llm_human_alpha
 from evalsite.agreement.rates import RatioOfSums
 from evalsite.agreement.score_matrix import ScoreMatrix, score_matrix
-from evalsite.agreement.verdict import agreement_verdict
+from evalsite.agreement.verdict import StandIn
 
 nan = math.nan
 
@@ -42,6 +49,24 @@ def matrix_of(scores: Mapping[str, Sequence[float | str | None]], llm: str = "ll
         for position, score in enumerate(column)
     ]
     return score_matrix(rows, llm=llm)
+
+
+def verdict_of(scores: ScoreMatrix, level: Level = "ordinal") -> StandIn:
+    """The one rule's verdict on ``scores``, through the agreement engine (300 resamples)."""
+    rows = [
+        (item, human, score)
+        for i, item in enumerate(scores.items)
+        for j, human in enumerate(scores.humans)
+        if not math.isnan(score := float(scores.human_scores[i, j]))
+    ]
+    rows += [
+        (item, "llm", float(score))
+        for item, score in zip(scores.items, scores.llm_scores, strict=True)
+    ]
+    frame = pd.DataFrame(rows, columns=["item", "rater", "score"])
+    block = agreement_blocks(frame, llm="llm", level=level, resamples=300)["all"]
+    assert block.verdict is not None
+    return block.verdict
 
 
 def ran(result: AltTestResult | AltTestUnavailable) -> AltTestResult:
@@ -462,9 +487,10 @@ def test_a_random_llm_fails_against_agreeing_humans() -> None:
     assert alt.passed is False
     assert alpha.humans_pairwise.value == pytest.approx(0.8, abs=0.06)
     assert alpha.llm_vs_humans.value == pytest.approx(0.0, abs=0.15)
-    verdict = agreement_verdict(alt, alpha)
-    assert verdict.startswith("The LLM cannot replace a human annotator")
-    assert "beat 0 of 5 annotators" in verdict
+    verdict = verdict_of(scores)
+    assert not verdict.stands_in
+    assert not verdict.check("alt_test").passed and verdict.check("alt_test").value == 0.0
+    assert not verdict.check("alpha_above_zero").passed
 
 
 def test_an_llm_that_copies_one_human_passes() -> None:
@@ -479,7 +505,8 @@ def test_an_llm_that_copies_one_human_passes() -> None:
     assert alt.winning_rate == 1.0
     assert alt.passed is True
     assert alt.advantage_probability > 0.8
-    assert agreement_verdict(alt, alpha).startswith("The LLM can replace a human annotator")
+    assert alpha.llm_vs_humans.value is not None
+    assert verdict_of(scores).stands_in
 
 
 def test_a_constant_llm_fails_against_agreeing_humans() -> None:
@@ -492,7 +519,9 @@ def test_a_constant_llm_fails_against_agreeing_humans() -> None:
     assert alt.passed is False and alt.winning_rate == 0.0
     # A constant rater beside people who vary has α at or below chance with each of them.
     assert alpha.llm_vs_humans.value is not None and alpha.llm_vs_humans.value <= 0.05
-    assert agreement_verdict(alt, alpha).startswith("The LLM cannot replace a human annotator")
+    verdict = verdict_of(scores)
+    assert not verdict.stands_in
+    assert not verdict.check("answers_vary").passed and verdict.check("answers_vary").value == 1
 
 
 def test_constant_scores_everywhere_give_no_alt_test_and_no_alpha_and_say_why() -> None:
@@ -508,18 +537,20 @@ def test_constant_scores_everywhere_give_no_alt_test_and_no_alpha_and_say_why() 
     )
     assert alpha.llm_vs_humans.value is None and alpha.llm_vs_humans.note
     assert alpha.humans_pairwise.value is None and alpha.humans_pairwise.note
-    assert agreement_verdict(alt, alpha).startswith("There is no verdict")
+    verdict = verdict_of(scores)
+    assert not verdict.stands_in
+    assert [check.passed for check in verdict.checks] == [False, False, False, False]
+    assert "the alternative annotator test could not be run" in verdict.sentence
 
 
 def test_its_verdict_says_when_there_is_none() -> None:
     scores = matrix_of({"h1": [1, 2, 3], "llm": [1, 2, 3]})
-    verdict = agreement_verdict(
-        alt_test(scores, scoring="accuracy"), llm_human_alpha(scores, "ordinal", resamples=0)
-    )
-    assert verdict == (
-        "There is no verdict on whether the LLM can replace a human annotator: the alt-test "
-        "needs at least two human annotators, and 1 scored here. Its α with each human "
-        "averages 1.00."
+    verdict = verdict_of(scores)
+    assert not verdict.stands_in
+    assert verdict.sentence == (
+        "The LLM cannot stand in for people: the alternative annotator test could not be run, "
+        "its α with people has no confidence interval and its α with people cannot be set "
+        "against α between people."
     )
 
 

@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evalsite.agreement.alt_test import DEFAULT_EPSILON, AltTestResult
 from evalsite.agreement.common import DEFAULT_RESAMPLES, DEFAULT_SEED, LEVELS, InputError, Interval
-from evalsite.agreement.engine import agreement_blocks
+from evalsite.agreement.engine import agreement_blocks, report_json
 from evalsite.agreement.long_csv import read_long_csv
 from evalsite.agreement.results import AgreementBlock
 
@@ -258,5 +258,5 @@ class Command(BaseCommand):
         if options["format"] == "table":
             self.stdout.write(format_table(blocks), ending="")
         else:
-            report = {"dimensions": {name: block.as_json() for name, block in blocks.items()}}
+            report = report_json(blocks)
             self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False))
