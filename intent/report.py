@@ -4,7 +4,10 @@ The JSON shape is that of ``manage.py intent_score --format json``::
 
     {"n", "accuracy", "macro_precision", "macro_recall", "official_f", "macro_f1",
      "official_f_ci": [low, high], "per_class": {LABEL: {"precision", "recall", "f1", "support"}},
-     "confusion": {"labels": [...], "matrix": [[...]]}}
+     "confusion": {"labels": [...], "matrix": [[...]], "outside_gold_set": [...]}}
+
+``outside_gold_set[g]`` counts the utterances of gold class ``g`` predicted as a label outside
+the gold set (or not answered), so each matrix row plus it sums to the class's support.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ def as_json(scores: IntentScores, interval: tuple[float, float] | None) -> dict[
         "confusion": {
             "labels": list(scores.labels),
             "matrix": [list(row) for row in scores.confusion],
+            "outside_gold_set": list(scores.unanswered),
         },
     }
 

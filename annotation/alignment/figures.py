@@ -29,6 +29,7 @@ from evalsite.agreement.pairwise_alpha import LlmHumanAlpha, llm_human_alpha
 from evalsite.agreement.phrases import reason_of
 from evalsite.agreement.rates import RatioOfSums
 from evalsite.agreement.score_matrix import ScoreMatrix
+from evalsite.agreement.verdict import StandIn, stand_in
 
 BoolArray = npt.NDArray[np.bool_]
 
@@ -43,6 +44,17 @@ class AgreementFigures:
     alpha: LlmHumanAlpha
     alt: AltTestResult | AltTestUnavailable
     confusion: OrdinalConfusion
+    distinct_answers: int = 0
+
+    @property
+    def verdict(self) -> StandIn:
+        """Whether these scores can stand in for people, by the one rule."""
+        return stand_in(
+            self.alt if isinstance(self.alt, AltTestResult) else None,
+            self.alpha.llm_vs_humans.interval.bounds,
+            self.alpha.gap.bounds,
+            self.distinct_answers,
+        )
 
 
 def human_means(matrix: ScoreMatrix) -> FloatArray:
@@ -90,6 +102,7 @@ def agreement_figures(
         confusion=ordinal_confusion(
             human_consensus(matrix.human_scores), matrix.llm_scores, points
         ),
+        distinct_answers=len(np.unique(matrix.llm_scores[~np.isnan(matrix.llm_scores)])),
     )
 
 

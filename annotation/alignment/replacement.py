@@ -3,8 +3,9 @@
 The best version is the one `comparison.best_version` chose on the calibration split. On each
 dimension it is judged by the scores it would be used with: calibrated when its map (fitted on
 the calibration split) is not near-constant, raw otherwise. It can stand in for people on a
-dimension when, on the held-out items, it passes the alternative annotator test at the
-campaign's ε and its α with people is above 0 (the lower end of its CI, when there is one).
+dimension when, on the held-out items, those scores meet the one rule of
+`evalsite.agreement.verdict`: the alternative annotator test at the campaign's ε passes, the CI
+of its α with people lies above 0 and reaches α between people, and its answers vary.
 A gain is claimed only when its paired CI lies above 0; otherwise the verdict says there is no
 evidence of improvement. A collapsed map's lower MAE is shown and never taken as evidence.
 """
@@ -19,7 +20,6 @@ from django.utils.translation import gettext as _
 from annotation.alignment.comparison import VersionOnDimension
 from annotation.alignment.figures import AgreementFigures
 from annotation.alignment.paired import PairedDifference
-from evalsite.agreement.alt_test import AltTestResult
 from evalsite.agreement.phrases import shown
 
 
@@ -51,20 +51,6 @@ class ReplacementVerdict:
         return bool(self.dimensions) and all(row.stands_in for row in self.dimensions)
 
 
-def _alpha_above_zero(figures: AgreementFigures) -> bool:
-    mean = figures.alpha.llm_vs_humans
-    if mean.value is None:
-        return False
-    bounds = mean.interval.bounds
-    return bounds[0] > 0 if bounds is not None else mean.value > 0
-
-
-def _stands_in(figures: AgreementFigures) -> bool:
-    return (
-        isinstance(figures.alt, AltTestResult) and figures.alt.passed and _alpha_above_zero(figures)
-    )
-
-
 def dimension_verdict(row: VersionOnDimension, name: str) -> DimensionVerdict:
     fitted = row.calibration_map
     use_calibrated = fitted is not None and not fitted.collapsed and row.calibrated is not None
@@ -74,7 +60,7 @@ def dimension_verdict(row: VersionOnDimension, name: str) -> DimensionVerdict:
         name=name,
         calibrated=use_calibrated,
         figures=figures,
-        stands_in=_stands_in(figures),
+        stands_in=figures.verdict.stands_in,
         collapsed_note=fitted.note if fitted is not None and fitted.collapsed else None,
         calibration_gain=row.calibration_gain,
         gain_over_first=row.gain_over_first,
@@ -148,7 +134,8 @@ def replacement_verdict(
         opening = (
             _(
                 "On the held-out items, %(version)s can stand in for people on every dimension "
-                "(alt-test passed at ε = %(epsilon)g and α with people above 0)."
+                "(alt-test passed at ε = %(epsilon)g; α with people above 0 and not "
+                "significantly below α between people; answers that vary)."
             )
             % values
         )
@@ -156,8 +143,9 @@ def replacement_verdict(
         opening = (
             _(
                 "On the held-out items there is no evidence that %(version)s can stand in for "
-                "people: on no dimension does it pass the alt-test at ε = %(epsilon)g with α "
-                "with people above 0."
+                "people: on no dimension does it meet every check (alt-test at ε = "
+                "%(epsilon)g, α with people above 0 and not significantly below α between "
+                "people, answers that vary)."
             )
             % values
         )
@@ -167,6 +155,12 @@ def replacement_verdict(
             "only; on %(failing)s there is no evidence that it can (ε = %(epsilon)g)."
         ) % {**values, "passing": ", ".join(passing), "failing": ", ".join(failing)}
     sentences = [opening]
+    for row in verdicts:
+        if not row.stands_in:
+            sentences.append(
+                _("%(dimension)s: %(reason)s")
+                % {"dimension": row.name, "reason": shown(row.figures.verdict.sentence)}
+            )
     for row in verdicts:
         gain = _gain_sentence(row.name, row.calibration_gain, row.collapsed_note)
         if gain is not None:

@@ -62,6 +62,8 @@ class LlmHumanAlpha:
     level: Level
     llm_vs_humans: MeanAlpha
     humans_pairwise: MeanAlpha
+    # α LLM–humans − α between humans, on the same resamples (`evalsite.agreement.verdict`).
+    gap: Interval = field(default_factory=lambda: Interval(None))
 
 
 class MeanPairAlphaStatistic:
@@ -161,6 +163,7 @@ def llm_human_alpha(
         notes[name] = None
         statistics[name] = MeanPairAlphaStatistic(matrices, level)
     intervals = _alpha_intervals(statistics, resamples=resamples, seed=seed, confidence=confidence)
+    gap = intervals.pop("gap", Interval(None))
 
     def mean_alpha(name: str) -> MeanAlpha:
         pairs = tuple(pair for pair, _ in groups[name])
@@ -169,7 +172,7 @@ def llm_human_alpha(
         interval = intervals.get(name, Interval(None, notes[name]))
         return MeanAlpha(value, interval, pairs, notes[name], statistics.get(name))
 
-    return LlmHumanAlpha(level, mean_alpha("llm"), mean_alpha("humans"))
+    return LlmHumanAlpha(level, mean_alpha("llm"), mean_alpha("humans"), gap)
 
 
 def _alpha_intervals(
@@ -214,4 +217,7 @@ def _alpha_intervals(
     distributions = bootstrap_distributions(ready, resamples=resamples, seed=seed)
     for name, distribution in distributions.items():
         intervals[name] = interval_of(distribution, confidence)
+    if {"llm", "humans"} <= distributions.keys():
+        gap = distributions["llm"] - distributions["humans"]
+        intervals["gap"] = interval_of(gap, confidence)
     return intervals

@@ -43,8 +43,9 @@ def scale_step(scores: FloatArray, *, level: Level, scale: tuple[float, float] |
 
     Integer scores (and integer ``scale`` ends) have step 1. Otherwise, if the scores and the
     scale's ends lie on an evenly spaced grid, the grid's step, which is (max − min) / (number of
-    points − 1) when every point is used; failing that, 1. Null at the nominal level, and on a
-    scale with two points (``scale`` given and its ends one step apart).
+    points − 1) when every point is used; failing that, 1. Null at the nominal level, on a scale
+    with two points (``scale`` given and its ends one step apart), and on scores that take only
+    two adjacent values, whatever the level.
     """
     if level == "nominal":
         return ScaleStep(
@@ -68,6 +69,20 @@ def scale_step(scores: FloatArray, *, level: Level, scale: tuple[float, float] |
                     high=float(scale[1]),
                 ),
             )
+    if len(grid) and grid.max() - grid.min() <= step * (1 + _GRID_TOLERANCE):
+        # Two adjacent values, such as 0/1 data read without a scale: every pair is within one
+        # step, so a random LLM would read 1.000 [1.000, 1.000].
+        return ScaleStep(
+            None,
+            Phrase(
+                gettext_noop(
+                    "the scores take only the values %(low)g and %(high)g, one step apart, so "
+                    "every pair is within one step"
+                ),
+                low=float(grid.min()),
+                high=float(grid.max()),
+            ),
+        )
     return ScaleStep(step)
 
 

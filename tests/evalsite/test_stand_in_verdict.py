@@ -135,3 +135,13 @@ def test_the_whole_file_verdict_holds_only_where_every_dimension_does(tmp_path: 
     blocks = [AgreementBlock.from_json(report["dimensions"][d]) for d in ("clear", "kind")]
     combined = on_every_dimension([b.verdict for b in blocks if b.verdict is not None])
     assert combined is not None and combined.as_json() == whole
+
+
+def test_within_one_is_null_on_yes_no_data_read_without_a_scale() -> None:
+    # The audit's case: 0/1 data at the default (ordinal) level without --scale gave a random
+    # LLM within_one = 1.000 [1.000, 1.000].
+    frame = campaign(4, "random")
+    block = agreement_blocks(frame, llm="llm", level="ordinal", resamples=100, seed=4)["all"]
+    assert block.within_one is None and block.within_one_ci is None
+    assert any("the scores take only the values 0 and 1" in str(note) for note in block.notes)
+    assert block.exact_agreement is not None

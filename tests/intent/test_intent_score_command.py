@@ -72,9 +72,23 @@ def test_it_prints_the_documented_json(tmp_path: Path) -> None:
     assert result["confusion"] == {
         "labels": ["chat", "weather", "music"],
         "matrix": [[1, 0, 0], [0, 1, 1], [1, 0, 0]],
+        "outside_gold_set": [0, 0, 0],
     }
     low, high = result["official_f_ci"]
     assert 0 <= low <= high <= 1
+
+
+def test_a_label_outside_the_gold_set_has_its_own_confusion_column(tmp_path: Path) -> None:
+    # Utterance 3 (gold weather) is predicted as flight, an SMP label the gold set lacks.
+    output = run(tmp_path, "id,label\n0,weather\n1,chat\n2,music\n3,flight\n", "--format", "json")
+    confusion = json.loads(output)["confusion"]
+    assert confusion["matrix"] == [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+    assert confusion["outside_gold_set"] == [0, 1, 0]
+    supports = {"chat": 1, "weather": 2, "music": 1}
+    for label, row, outside in zip(
+        confusion["labels"], confusion["matrix"], confusion["outside_gold_set"], strict=True
+    ):
+        assert sum(row) + outside == supports[label]
 
 
 def test_the_same_seed_gives_the_same_interval(tmp_path: Path) -> None:
