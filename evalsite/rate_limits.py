@@ -34,6 +34,16 @@ def hit(scope: str, who: str, limit: int, window: int) -> int | None:
     return None
 
 
+def give_back(scope: str, who: str, window: int) -> None:
+    """Take back one attempt counted by `hit`, such as a sign-in that turned out right."""
+    key = _key(scope, who, window, time.time())
+    try:
+        if int(cache.get(key, 0)) > 0:
+            cache.decr(key)
+    except ValueError:  # expired meanwhile: nothing left to take back
+        pass
+
+
 def over(scope: str, who: str, limit: int, window: int) -> int | None:
     """Whether ``who`` is already beyond ``limit``, without counting; the seconds to wait."""
     now = time.time()

@@ -55,16 +55,16 @@ class _Throttled(AuthenticationForm):
             ("login-address", client_address(self.request), settings.LOGIN_FAILURES_PER_ADDRESS),
         ]
         window = settings.LOGIN_FAILURE_WINDOW
+        # Each attempt is counted before its password is checked, and given back only when it
+        # is right: counting after the check let concurrent guesses all pass the check first.
         for scope, who, limit in limits:
-            wait = rate_limits.over(scope, who, limit, window)
+            wait = rate_limits.hit(scope, who, limit, window)
             if wait is not None:
                 raise _too_many(wait)
-        try:
-            return super().clean()
-        except forms.ValidationError:
-            for scope, who, limit in limits:
-                rate_limits.hit(scope, who, limit, window)
-            raise
+        cleaned = super().clean()
+        for scope, who, _limit in limits:
+            rate_limits.give_back(scope, who, window)
+        return cleaned
 
 
 class ThrottledAuthenticationForm(_Throttled):

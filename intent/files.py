@@ -114,6 +114,9 @@ def _json_members(text: str, problems: _Collector) -> Iterator[tuple[int, str, A
             if not text.startswith(":", position):
                 raise ValueError(_("a ':' is missing after the key"))
             value, position = decoder.raw_decode(text, _skip(text, position + 1))
+        except RecursionError:
+            problems.add(line, "", _("the JSON is nested too deeply to read"))
+            return
         except ValueError as error:
             problems.add(line, "", _("not valid JSON (%(error)s)") % {"error": error})
             return
@@ -143,6 +146,9 @@ def _json_items(text: str, problems: _Collector) -> Iterator[tuple[int, Any]]:
         line = _line_of(text, position)
         try:
             value, position = decoder.raw_decode(text, position)
+        except RecursionError:
+            problems.add(line, "", _("the JSON is nested too deeply to read"))
+            return
         except ValueError as error:
             problems.add(line, "", _("not valid JSON (%(error)s)") % {"error": error})
             return

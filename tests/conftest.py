@@ -6,6 +6,7 @@ coordinator and an outsider who holds no role.
 
 from __future__ import annotations
 
+import importlib
 import os
 import socket
 from collections.abc import Callable, Iterator
@@ -39,6 +40,50 @@ def _default_language() -> Iterator[None]:
     translation.deactivate()
     yield
     translation.deactivate()
+
+
+# The rows that migrations create, which a transactional test's flush deletes. pytest-django
+# runs transactional tests after all others in one process; a worker of pytest-xdist, or a
+# random order, runs them in between, so the rows are put back before any later test.
+SEEDING_MIGRATIONS = (
+    ("evalsite.migrations.0002_roles", "create_roles"),
+    ("intent.migrations.0002_participants_group", "create_group"),
+    ("liveeval.migrations.0002_builtin_systems", "create_builtin_systems"),
+    ("annotation.migrations.0005_adjudication_reasons", "add_reasons"),
+)
+_flushed = {"since_seeding": False}
+
+
+def _seed_migration_rows() -> None:
+    from django.apps import apps
+
+    for module, function in SEEDING_MIGRATIONS:
+        getattr(importlib.import_module(module), function)(apps, None)
+
+
+def _transactional(request: pytest.FixtureRequest) -> bool:
+    marker = request.node.get_closest_marker("django_db")
+    if marker is not None and (marker.kwargs.get("transaction") or marker.args[:1] == (True,)):
+        return True
+    return "transactional_db" in request.fixturenames or "live_server" in request.fixturenames
+
+
+@pytest.fixture(autouse=True)
+def _migration_rows(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The migrations' rows are there for every database test, whatever ran before it."""
+    uses_db = request.node.get_closest_marker("django_db") is not None or bool(
+        {"db", "transactional_db"} & set(request.fixturenames)
+    )
+    transactional = _transactional(request)
+    if uses_db and _flushed["since_seeding"]:
+        request.getfixturevalue("transactional_db" if transactional else "db")
+        _seed_migration_rows()
+        # Rows seeded inside a test's transaction are rolled back with it; only a
+        # transactional test's seeding lasts, until its own flush.
+        _flushed["since_seeding"] = not transactional
+    yield
+    if transactional:
+        _flushed["since_seeding"] = True
 
 
 def make_user(username: str, *held: str, staff: bool = False) -> User:

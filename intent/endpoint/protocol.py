@@ -7,14 +7,21 @@ under its own id), so a server cannot tell them apart, and their answers say
 whether the server answers sensibly at all. Health-check answers are never scored.
 
 A batch with no answer in time, an HTTP error, a body that is not JSON or no ``resultsList``
-fails as a whole: its test items count as wrong, and the batch is listed. Within a good
+fails as a whole: its test items count as wrong, and the batch is listed. The answer must be
+complete within the batch's timeout (a deadline, not a limit per read, so a server that
+drip-feeds its answer cannot hold a worker) and at most `MAX_ANSWER_BYTES` long; JSON nested too
+deeply to read fails the batch too. The reason listed for the team never tells an endpoint that
+could not be reached from one that answered with an HTTP error, so the page is no probe of
+what the server's network holds. Within a good
 answer, an item left out or answered with a label outside the track's label set counts as
 wrong too.
 """
 
 from __future__ import annotations
 
+import json
 import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +31,9 @@ import httpx
 DEFAULT_BATCH_SIZE = 50
 DEFAULT_TIMEOUT = 4.0
 HEALTH_CHECKS_PER_BATCH = 2
+# An answer to a batch of 50 is a few kB; this is ample, and bounds what a worker holds.
+MAX_ANSWER_BYTES = 1024 * 1024
+NO_ANSWER = "the endpoint gave no answer"
 
 
 @dataclass(frozen=True)
@@ -88,16 +98,27 @@ def send(
     client: httpx.Client, url: str, batch: Sequence[Item], labels: Sequence[str], timeout: float
 ) -> BatchResult:
     """POST one batch and read its answer; never raises for what the server does."""
+    deadline = time.monotonic() + timeout
+    late = f"no answer within {timeout:g} s"
     try:
-        response = client.post(url, json=request_body(batch), timeout=timeout)
+        with client.stream("POST", url, json=request_body(batch), timeout=timeout) as response:
+            if response.status_code != 200:
+                return BatchResult({}, NO_ANSWER)
+            received = bytearray()
+            for chunk in response.iter_bytes():
+                received += chunk
+                if len(received) > MAX_ANSWER_BYTES:
+                    return BatchResult({}, f"the answer is longer than {MAX_ANSWER_BYTES} bytes")
+                if time.monotonic() > deadline:
+                    return BatchResult({}, late)
     except httpx.TimeoutException:
-        return BatchResult({}, f"no answer within {timeout:g} s")
-    except httpx.HTTPError as error:
-        return BatchResult({}, f"the request failed: {type(error).__name__}")
-    if response.status_code != 200:
-        return BatchResult({}, f"HTTP {response.status_code}")
+        return BatchResult({}, late)
+    except httpx.HTTPError:
+        return BatchResult({}, NO_ANSWER)
     try:
-        body = response.json()
+        body = json.loads(bytes(received))
+    except RecursionError:
+        return BatchResult({}, "the answer is nested too deeply to read")
     except ValueError:
         return BatchResult({}, "the answer is not JSON")
     return read_answer(body, batch, labels)

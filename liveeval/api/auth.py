@@ -54,4 +54,11 @@ def authenticate(request: HttpRequest) -> SessionWorld:
     if session.status != ChatSession.Status.OPEN:
         state = "has ended" if session.status == ChatSession.Status.ENDED else "has not started"
         raise ApiError("session_not_open", f"conversation {session.pk} {state}")
+    campaign = session.campaign
+    if campaign is not None and campaign.is_archived:
+        # Archiving hides a campaign and takes no new work; its open conversations stay as
+        # they are, to be resumed if it is restored, but their systems cannot book meanwhile.
+        raise ApiError(
+            "campaign_archived", f"the campaign of conversation {session.pk} is archived"
+        )
     return world

@@ -10,6 +10,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "bad_parameter": 400,
     "bad_token": 401,
     "session_not_open": 403,
+    "campaign_archived": 403,
     "unknown_item": 404,
     "unknown_option": 404,
     "not_found": 404,

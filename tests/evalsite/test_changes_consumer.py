@@ -74,7 +74,7 @@ async def test_a_live_campaign_page_hears_a_conversation_start(
     coordinator: User, judge: User
 ) -> None:
     campaign = await database_sync_to_async(make_campaign)()
-    system = await database_sync_to_async(make_system)("builtin", "reference", "A")
+    system = await database_sync_to_async(make_system)("builtin", "reference-live", "A")
     communicator, connected = await connect(
         coordinator, f"/ws/changes/liveeval.campaign/{campaign.pk}/"
     )

@@ -154,3 +154,13 @@ def test_concurrent_submits_never_pass_the_daily_quota() -> None:
     assert outcomes.count("accepted") == 3
     assert outcomes.count("refused") == 9
     assert Submission.objects.filter(team=team).count() == 4
+
+
+def test_a_deeply_nested_file_is_refused_with_its_line_not_a_500(
+    participant: User, team: Team
+) -> None:
+    nested = '{"resultsList": [' + "[" * 100_000 + "]" * 100_000 + "]}"
+    response = upload(logged_in(participant), team.track, nested, name="p.json")
+    assert response.status_code == 200
+    assert "p.json:1: the JSON is nested too deeply to read" in response.content.decode()
+    assert not Submission.objects.exists()

@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from pytest_django.fixtures import Settings
 
+from evalsite.archive import archive, restore
 from liveeval.booking.models import Booking, Flight, FlightCabin
 from liveeval.booking.offers import BookingError
 from liveeval.booking.world import SessionWorld, world_for_token
@@ -107,6 +108,21 @@ def test_closing_a_campaign_ends_its_sessions_and_their_tokens(
     refused = post(session, "book", {"domain": "flight", "item_id": 1, "option": "economy"})
     assert refused.status_code == 403 and error_of(refused)["code"] == "session_not_open"
     assert json.dumps(error_of(refused))
+
+
+def test_an_archived_campaigns_conversations_cannot_book(world: TinyWorld, judge: User) -> None:
+    campaign = make_campaign()
+    session = judged_session(judge, make_system("test-echo", "api-x", "System X"), campaign)
+    seats = economy_seats_left(world.evening)
+    archive(campaign)
+    refused = post(
+        session, "book", {"domain": "flight", "item_id": world.evening.pk, "option": "economy"}
+    )
+    assert refused.status_code == 403 and error_of(refused)["code"] == "campaign_archived"
+    assert economy_seats_left(world.evening) == seats
+    assert get(session, "cities").status_code == 403
+    restore(campaign)
+    assert get(session, "cities").status_code == 200
 
 
 def economy_seats_left(flight: Flight) -> int:

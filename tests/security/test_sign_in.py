@@ -85,3 +85,42 @@ def test_the_admin_and_the_site_share_their_counts(superuser: User, settings: Se
     assert [admin_sign_in("sue", "wrong", "10.0.0.2") for _ in range(2)] == [200, 200]
     assert admin_sign_in("sue", PASSWORD, "10.0.0.3") == 429
     assert sign_in("sue", PASSWORD, "10.0.0.3") == 429
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_guesses_are_checked_no_more_often_than_the_limit(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from django.contrib.auth import forms as auth_forms
+
+    from tests.conftest import make_user
+
+    make_user("jade")
+    settings.LOGIN_FAILURES_PER_ACCOUNT = 5
+    checked: list[str] = []
+    real_authenticate = auth_forms.authenticate
+
+    def slow_authenticate(*args: object, **kwargs: object) -> object:
+        # A password check that takes a while, as PBKDF2 does, widens the race.
+        checked.append(str(kwargs.get("password")))
+        threading.Event().wait(0.05)
+        return real_authenticate(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(auth_forms, "authenticate", slow_authenticate)
+    start = threading.Barrier(40)
+    statuses: list[int] = []
+
+    def guess(number: int) -> None:
+        start.wait()
+        statuses.append(sign_in("jade", f"guess-{number}", f"10.2.{number}.1"))
+
+    threads = [threading.Thread(target=guess, args=(n,)) for n in range(40)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # Before, 24 of 40 such guesses were checked against a limit of 5.
+    assert len(checked) == 5
+    assert statuses.count(429) == 35
