@@ -206,18 +206,28 @@ if REDIS_URL:
     # is away, at four Redis round trips to send and four to receive, one receive at a time per
     # process (docs/deployment.md).
     CHANNEL_LAYER = env_str("EVALSITE_CHANNEL_LAYER", "pubsub")
+    # Redis's publish/subscribe ignores the database number, so two instances on one Redis
+    # server would hear each other's groups: every channel, group and cache key is named
+    # under this instance's prefix, by default its database number on that server.
+    REDIS_DB = urlsplit(REDIS_URL).path.strip("/") or "0"
+    INSTANCE_PREFIX = env_str("EVALSITE_INSTANCE_PREFIX", f"evalsite.{REDIS_DB}")
     if CHANNEL_LAYER == "pubsub":
         CHANNEL_LAYERS = {
             "default": {
                 "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-                "CONFIG": {"hosts": [REDIS_URL]},
+                "CONFIG": {"hosts": [REDIS_URL], "prefix": INSTANCE_PREFIX},
             }
         }
     elif CHANNEL_LAYER == "lists":
         CHANNEL_LAYERS = {
             "default": {
                 "BACKEND": "channels_redis.core.RedisChannelLayer",
-                "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 30},
+                "CONFIG": {
+                    "hosts": [REDIS_URL],
+                    "capacity": 1500,
+                    "expiry": 30,
+                    "prefix": INSTANCE_PREFIX,
+                },
             }
         }
     else:
@@ -229,7 +239,7 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "evalsite",
+            "KEY_PREFIX": INSTANCE_PREFIX,
         }
     }
 else:

@@ -175,9 +175,11 @@ class Daphne:
         env: dict[str, str],
         port: int | None = None,
         application: str = "evalsite.asgi:application",
+        options: tuple[str, ...] = (),
     ) -> None:
         self.env = env
         self.application = application
+        self.options = options
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
@@ -196,6 +198,7 @@ class Daphne:
                 "127.0.0.1",
                 "-p",
                 str(self.port),
+                *self.options,
                 self.application,
             ],
             cwd=BASE_DIR,

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -26,6 +27,7 @@ def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
             "ALLOWED_HOSTS",
             "CONN_MAX_AGE",
             "EVALSITE_CHANNEL_LAYER",
+            "EVALSITE_INSTANCE_PREFIX",
         }
     }
     clean.update(env)
@@ -35,7 +37,9 @@ def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
         "'engine': s.DATABASES['default']['ENGINE'], "
         "'options': s.DATABASES['default'].get('OPTIONS', {}), "
         "'conn_max_age': s.DATABASES['default']['CONN_MAX_AGE'], "
-        "'tz': s.TIME_ZONE, 'hosts': s.ALLOWED_HOSTS}))"
+        "'tz': s.TIME_ZONE, 'hosts': s.ALLOWED_HOSTS, "
+        "'layer_prefix': s.CHANNEL_LAYERS['default'].get('CONFIG', {}).get('prefix'), "
+        "'cache_prefix': getattr(s, 'CACHES', {}).get('default', {}).get('KEY_PREFIX')}))"
     )
     return subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=clean, capture_output=True, text=True
@@ -132,3 +136,17 @@ def test_check_deploy_reports_no_errors() -> None:
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def prefix_of(**env: str) -> tuple[str, str]:
+    code_env = {"DEBUG": "1", **env}
+    result = load_settings(**code_env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)["layer_prefix"], json.loads(result.stdout)["cache_prefix"]
+
+
+def test_the_instance_prefix_is_the_redis_database_number_unless_it_is_set() -> None:
+    assert prefix_of(REDIS_URL="redis://127.0.0.1:6379/3") == ("evalsite.3", "evalsite.3")
+    assert prefix_of(REDIS_URL="redis://127.0.0.1:6379") == ("evalsite.0", "evalsite.0")
+    chosen = prefix_of(REDIS_URL="redis://127.0.0.1:6379/3", EVALSITE_INSTANCE_PREFIX="eval-b")
+    assert chosen == ("eval-b", "eval-b")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth.models import User
@@ -100,13 +102,13 @@ def test_concurrent_guesses_are_checked_no_more_often_than_the_limit(
     make_user("jade")
     settings.LOGIN_FAILURES_PER_ACCOUNT = 5
     checked: list[str] = []
-    real_authenticate = auth_forms.authenticate
+    real_authenticate: Any = getattr(auth_forms, "authenticate")  # noqa: B009
 
     def slow_authenticate(*args: object, **kwargs: object) -> object:
         # A password check that takes a while, as PBKDF2 does, widens the race.
         checked.append(str(kwargs.get("password")))
         threading.Event().wait(0.05)
-        return real_authenticate(*args, **kwargs)  # type: ignore[arg-type]
+        return real_authenticate(*args, **kwargs)
 
     monkeypatch.setattr(auth_forms, "authenticate", slow_authenticate)
     start = threading.Barrier(40)
