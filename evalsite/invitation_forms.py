@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from evalsite import usernames
 from evalsite.invitations import team_choices, team_of
 from evalsite.models import Invitation
 from evalsite.upload_limit import read_whole
@@ -71,6 +72,11 @@ class SignupForm(UserCreationForm[User]):
         model = User
         fields = ("username", "email")
         field_classes = {"username": UsernameField}
+
+    def clean_username(self) -> str:
+        username = str(super().clean_username())
+        usernames.validate_new_username(username)
+        return username
 
 
 class BulkPeopleForm(forms.Form):

@@ -3,8 +3,9 @@
 Consumers check who may connect in ``connect()``; a socket that is already open would
 otherwise outlive a deactivation. Every consumer that mixes in
 :class:`ClosedOnRevocation` joins its user's group on connect. When a user is deactivated,
-deleted, or loses or gains a role, :func:`revoke` tells that group, and each of the user's
-sockets closes with code 4403. A page that still may connect reconnects and passes
+deleted, loses or gains a role, changes their password, loses or gains staff or superuser
+status, or signs out, :func:`revoke` tells that group, and each of the user's sockets closes
+with code 4403. A page that still may connect reconnects and passes
 ``connect()``'s checks again; one that may not stays closed.
 """
 
@@ -16,8 +17,9 @@ from asgiref.sync import async_to_sync
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
+from django.contrib.auth.signals import user_logged_out
 from django.db import transaction
-from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_save, pre_save
 
 REVOKED_CODE = 4403
 
@@ -56,9 +58,34 @@ class ClosedOnRevocation(AsyncWebsocketConsumer):
         await self.close(code=REVOKED_CODE)
 
 
+# The fields whose change ends a user's open sockets, beside ``is_active``.
+_WATCHED = ("password", "is_staff", "is_superuser")
+_BEFORE = "_socket_revocation_before"
+
+
+def _before_save(sender: Any, instance: Any, update_fields: Any = None, **kwargs: Any) -> None:
+    setattr(instance, _BEFORE, None)
+    if instance.pk is None:
+        return
+    if update_fields is not None and not set(update_fields) & set(_WATCHED):
+        return  # such as the last_login of every sign-in: no query
+    setattr(instance, _BEFORE, sender.objects.filter(pk=instance.pk).values(*_WATCHED).first())
+
+
 def _saved(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
-    if not created and not instance.is_active:
+    if created:
+        return
+    before = getattr(instance, _BEFORE, None)
+    changed = before is not None and any(
+        before[name] != getattr(instance, name) for name in _WATCHED
+    )
+    if not instance.is_active or changed:
         revoke(instance.pk)
+
+
+def _logged_out(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    if user is not None and user.pk is not None:
+        revoke(user.pk)
 
 
 def _deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
@@ -94,7 +121,9 @@ def _roles_changed(sender: Any, instance: Any, action: str, reverse: bool, **kwa
 
 def connect_signals() -> None:
     user_model = get_user_model()
+    pre_save.connect(_before_save, sender=user_model, dispatch_uid="socket_revocation_before")
     post_save.connect(_saved, sender=user_model, dispatch_uid="socket_revocation_saved")
+    user_logged_out.connect(_logged_out, dispatch_uid="socket_revocation_logged_out")
     post_delete.connect(_deleted, sender=user_model, dispatch_uid="socket_revocation_deleted")
     m2m_changed.connect(
         _roles_changed, sender=user_model.groups.through, dispatch_uid="socket_revocation_roles"

@@ -162,3 +162,32 @@ def test_a_file_over_the_upload_limit_is_refused_unread(
     status, page = upload_bytes(coordinator_client, HEADER + rows)
     assert status == 200 and "an upload may be at most 1 KB" in page
     assert not User.objects.filter(username__startswith="fine").exists()
+
+
+@pytest.mark.django_db
+def test_a_look_alike_of_a_taken_username_is_named_by_line(outsider: User) -> None:
+    from evalsite.bulk_people import read_people
+
+    text = "username,email,role,campaign\n\u043etto,,judge,\nmаry,,judge,\nzoe,,judge,\n"
+    reading = read_people(text.encode(), need_email=False)
+    lines = {(problem.line, problem.field): str(problem.message) for problem in reading.problems}
+    assert "is taken" in lines[(2, "username")]
+    assert "mixes Latin letters" in lines[(3, "username")]
+
+
+@pytest.mark.django_db
+def test_a_large_file_is_checked_in_linear_time() -> None:
+    import time
+
+    from evalsite.bulk_people import read_people
+
+    def check(rows: int) -> float:
+        body = "".join(f"user{n},,judge,\n" for n in range(rows))
+        started = time.perf_counter()
+        reading = read_people(f"username,email,role,campaign\n{body}".encode(), need_email=False)
+        assert len(reading.newcomers) == rows and not reading.problems
+        return time.perf_counter() - started
+
+    small, large = check(2_000), check(16_000)
+    # 8× the rows: linear is about 8× the time; the union per line made it about 64×.
+    assert large < small * 20, (small, large)

@@ -153,3 +153,34 @@ def test_a_bad_signup_shows_the_errors_and_spends_no_use(coordinator_client: Cli
     assert "password2" in response.context["form"].errors
     invitation.refresh_from_db()
     assert invitation.uses == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("username", "why"),
+    [
+        ("\u043etto", "mixes Latin letters with Cyrillic or Greek ones"),  # Cyrillic о
+        ("\u043e\u0442\u0442\u043e", "looks like a username that is taken"),  # all Cyrillic
+        ("OTTO", "A user with that username already exists."),
+        ("pаul", "mixes Latin letters with Cyrillic or Greek ones"),  # Cyrillic а
+    ],
+)
+def test_a_username_that_passes_for_another_is_refused(
+    coordinator_client: Client, outsider: User, username: str, why: str
+) -> None:
+    invitation = invite(coordinator_client)
+    response = Client().post(
+        reverse("signup", args=[invitation.token]),
+        {"username": username, "password1": NEW_PASSWORD, "password2": NEW_PASSWORD},
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert response.status_code == 200
+    assert why in response.content.decode()
+    assert User.objects.count() == 2  # the coordinator and otto
+
+
+@pytest.mark.django_db
+def test_a_chinese_username_is_welcome(coordinator_client: Client) -> None:
+    invitation = invite(coordinator_client)
+    sign_up(invitation.token, "张伟")
+    assert User.objects.filter(username="张伟").exists()

@@ -6,6 +6,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import Group, User
+from django.test import Client
 
 from evalsite import jobs, roles
 from evalsite.asgi import application
@@ -37,7 +38,30 @@ def drop_role(user: User, role: str) -> None:
     user.groups.remove(Group.objects.get(name=role))
 
 
-@pytest.mark.parametrize("change", ["deactivate", "drop_role"])
+@database_sync_to_async
+def change_password(user: User) -> None:
+    user.set_password("another-correct-horse")
+    user.save()
+
+
+@database_sync_to_async
+def sign_out(user: User) -> None:
+    client = Client()
+    client.force_login(user)
+    client.logout()
+
+
+@database_sync_to_async
+def toggle_staff(user: User) -> None:
+    User.objects.filter(pk=user.pk).update(is_staff=True)
+    user.refresh_from_db()
+    user.is_staff = False
+    user.save(update_fields=["is_staff"])
+
+
+@pytest.mark.parametrize(
+    "change", ["deactivate", "drop_role", "password", "sign out", "loses staff"]
+)
 async def test_a_judge_who_loses_access_is_cut_off_at_once(judge: User, change: str) -> None:
     session = await echo_session(judge)
     connected, communicator = await connect(judge, session)
@@ -45,9 +69,31 @@ async def test_a_judge_who_loses_access_is_cut_off_at_once(judge: User, change: 
     await receive_until(communicator, "chat-log")
     if change == "deactivate":
         await deactivate(judge)
-    else:
+    elif change == "drop_role":
         await drop_role(judge, roles.JUDGES)
+    elif change == "password":
+        await change_password(judge)
+    elif change == "sign out":
+        await sign_out(judge)
+    else:
+        await toggle_staff(judge)
     assert await closed_with(communicator) == REVOKED_CODE
+    await communicator.disconnect()
+
+
+@database_sync_to_async
+def sign_in_again(user: User) -> None:
+    user.refresh_from_db()
+    user.save(update_fields=["last_login"])
+
+
+async def test_a_save_that_changes_no_access_leaves_the_socket_open(judge: User) -> None:
+    session = await echo_session(judge)
+    connected, communicator = await connect(judge, session)
+    assert connected
+    await receive_until(communicator, "chat-log")
+    await sign_in_again(judge)
+    assert await communicator.receive_nothing(timeout=0.5)
     await communicator.disconnect()
 
 
