@@ -32,6 +32,13 @@ def test_every_response_carries_the_policies(settings: Settings, debug: bool, pa
     assert "camera=()" in response["Permissions-Policy"]
 
 
+def test_sockets_may_connect_only_to_the_sites_own_host() -> None:
+    policy = Client().get("/accounts/login/", HTTP_HOST="localhost:8000")["Content-Security-Policy"]
+    directive = next(part.strip() for part in policy.split(";") if "connect-src" in part)
+    # Before: "connect-src 'self' ws: wss:", which let a page's script open a socket anywhere.
+    assert directive == "connect-src 'self' ws://localhost:8000 wss://localhost:8000"
+
+
 def test_signed_in_pages_are_private_and_not_stored(judge: User) -> None:
     response = logged_in(judge).get(reverse("home"))
     assert response.status_code == 200

@@ -27,6 +27,8 @@ try:
 except PermissionDenied as exc:
     log_response("Forbidden (Permission denied): %s", request.path,
                  response=HttpResponseForbidden(), request=request, exception=exc)
+from django.test import Client
+Client(HTTP_HOST="evil.example").get("/healthz")
 """
 
 
@@ -44,4 +46,6 @@ def test_each_line_is_written_once_and_a_403_has_no_traceback() -> None:
     output = result.stderr
     assert output.count("written once") == 1, output
     assert output.count("Forbidden (Permission denied): /refused/") == 1, output
+    # A request for a host that is not allowed is one line too.
+    assert output.count("Invalid HTTP_HOST header: 'evil.example'") == 1, output
     assert "Traceback" not in output
