@@ -35,6 +35,7 @@ from django.db.models import (
 from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.models import Alignment, Assignment, Campaign, Dimension, Response, Transcript
 
@@ -163,7 +164,7 @@ def next_for(
         )
         if held is not None:
             return held
-        if Alignment.objects.filter(campaign=campaign, adjudicators=user).exists():
+        if _adjudicates(user, campaign):
             # Adjudicators see LLM scores: they annotate no new items of the campaign.
             return None
         candidates = (
@@ -188,6 +189,17 @@ def next_for(
         )
         Transcript.objects.filter(pk=transcript.pk).update(active_count=F("active_count") + 1)
         return assignment
+
+
+def _adjudicates(user: Any, campaign: Campaign) -> bool:
+    return Alignment.objects.filter(campaign=campaign, adjudicators=user).exists()
+
+
+# An adjudicator may have seen the LLM's scores: they finish the item they hold, and no more.
+ADJUDICATORS_ANNOTATE_NO_MORE = gettext_lazy(
+    "As an adjudicator of this campaign you may have seen the LLM's scores, so you can no "
+    "longer revise your answers or take up a skipped item; you may finish the item you hold."
+)
 
 
 def submit(
@@ -216,6 +228,8 @@ def submit(
             raise ItemUnavailable(_("This item was not given to you."))
         if assignment.status == Assignment.Status.SKIPPED:
             raise ItemUnavailable(_("You skipped this item."))
+        if assignment.status == Assignment.Status.SUBMITTED and _adjudicates(user, campaign):
+            raise ItemUnavailable(str(ADJUDICATORS_ANNOTATE_NO_MORE))
         if (
             assignment.status != Assignment.Status.SUBMITTED
             and Transcript.objects.filter(pk=transcript.pk, superseded_at__isnull=False).exists()
@@ -326,6 +340,8 @@ def take_up(user: Any, transcript: Transcript, *, now: datetime | None = None) -
         ).first()
         if assignment is None or assignment.status != Assignment.Status.SKIPPED:
             raise ItemUnavailable(_("You have not skipped this item."))
+        if _adjudicates(user, campaign):
+            raise ItemUnavailable(str(ADJUDICATORS_ANNOTATE_NO_MORE))
         taken = (
             _locked(Transcript.objects.filter(pk=transcript.pk))
             .values_list("active_count", flat=True)

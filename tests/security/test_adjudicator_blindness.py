@@ -103,3 +103,38 @@ def test_the_annotation_page_tells_an_adjudicator_why_nothing_is_given(
     assert page.status_code == 200 and MARKER not in html
     assert "You adjudicate this campaign" in html
     assert not Assignment.objects.filter(annotator=both).exists()
+
+
+def test_an_adjudicator_cannot_revise_what_they_submitted(campaign: Campaign) -> None:
+    both = person("both", "annotators")
+    held = queue.next_for(both, campaign)
+    assert held is not None
+    relevance = campaign.rubric.dimensions.get(key="relevance")
+    queue.submit(both, held.transcript, [queue.Answer(relevance, 3)], 500)
+    alignment_of(campaign).adjudicators.add(both)
+    with translation.override("en"), pytest.raises(queue.ItemUnavailable, match="revise"):
+        queue.submit(both, held.transcript, [queue.Answer(relevance, 5)], 500)
+    assert held.transcript.responses.get(dimension=relevance).value == 3
+
+
+def test_an_adjudicator_cannot_take_up_a_skipped_item(campaign: Campaign) -> None:
+    both = person("both", "annotators")
+    held = queue.next_for(both, campaign)
+    assert held is not None
+    queue.skip(both, held.transcript)
+    alignment_of(campaign).adjudicators.add(both)
+    # The probe's path: skip, open the adjudication queue (now allowed), then take it up.
+    assert (
+        client_for(both).get(reverse("annotation_alignment:queue", args=[campaign.pk])).status_code
+        == 200
+    )
+    response = client_for(both).post(
+        reverse("annotation:take_up", args=[campaign.pk, held.transcript.pk]),
+        HTTP_ACCEPT_LANGUAGE="en",
+        follow=True,
+    )
+    assert "you can no longer revise your answers or take up a skipped item" in (
+        response.content.decode()
+    )
+    held.refresh_from_db()
+    assert held.status == Assignment.Status.SKIPPED
