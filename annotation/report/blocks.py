@@ -19,10 +19,13 @@ from evalsite.agreement.results import (
     AlphaIntervals,
     Alphas,
     JsonObject,
+    alt_test_json,
+    alt_test_of,
     interval_of,
     mapping_of,
     number_of,
 )
+from evalsite.agreement.verdict import StandIn
 
 
 def _count(value: object) -> int | None:
@@ -138,6 +141,13 @@ class PairwiseBlock:
     llm_majority_agreement: float | None = None
     llm_majority_agreement_ci: Interval | None = None
     n_majority_items: int | None = None
+    # The one-sided binomial test of majority agreement against chance (0.5: two answers).
+    llm_majority_p: float | None = None
+    # The engine's figures for the verdict: the LLM, its alt-test and α gap, its answers.
+    llm: str | None = None
+    alt_test: AltTestResult | None = None
+    alpha_gap_ci: Interval | None = None
+    llm_distinct_answers: int | None = None
 
     def as_json(self) -> JsonObject:
         """The block as the report stores it; α, its CI and ``n`` are null when it failed."""
@@ -162,13 +172,32 @@ class PairwiseBlock:
                 else list(self.llm_majority_agreement_ci)
             ),
             "n_majority_items": self.n_majority_items,
+            "llm_majority_p": self.llm_majority_p,
+            "llm": self.llm,
+            "alt_test": alt_test_json(self.alt_test),
+            "alpha_gap_ci": None if self.alpha_gap_ci is None else list(self.alpha_gap_ci),
+            "llm_distinct_answers": self.llm_distinct_answers,
+            "verdict": None if self.verdict is None else self.verdict.as_json(),
         }
 
     @property
     def rated(self) -> RatedBlock:
-        """Its α as a rated block, so that the α columns read it like any other."""
-        agreement = AgreementBlock(alpha=self.alpha, alpha_ci=self.alpha_ci, notes=self.notes)
+        """Its α, alt-test and verdict as a rated block, so that columns read it like any other."""
+        agreement = AgreementBlock(
+            llm=self.llm,
+            alpha=self.alpha,
+            alpha_ci=self.alpha_ci,
+            alt_test=self.alt_test,
+            alpha_gap_ci=self.alpha_gap_ci,
+            llm_distinct_answers=self.llm_distinct_answers,
+            notes=self.notes,
+        )
         return RatedBlock(agreement=agreement, n=self.n, error=self.error)
+
+    @property
+    def verdict(self) -> StandIn | None:
+        """Whether the LLM can stand in for people on this question, by the one rule."""
+        return None if self.error is not None else self.rated.agreement.verdict
 
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> PairwiseBlock:
@@ -188,4 +217,9 @@ class PairwiseBlock:
             llm_majority_agreement=number_of(data.get("llm_majority_agreement")),
             llm_majority_agreement_ci=interval_of(data.get("llm_majority_agreement_ci")),
             n_majority_items=_count(data.get("n_majority_items")),
+            llm_majority_p=number_of(data.get("llm_majority_p")),
+            llm=None if data.get("llm") is None else str(data.get("llm")),
+            alt_test=alt_test_of(data.get("alt_test")),
+            alpha_gap_ci=interval_of(data.get("alpha_gap_ci")),
+            llm_distinct_answers=_count(data.get("llm_distinct_answers")),
         )

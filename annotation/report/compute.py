@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from django.utils import timezone
 from django.utils.translation import gettext_noop
+from scipy import stats
 
 from annotation.models import Campaign
 from annotation.report.blocks import PairwiseBlock, RatedBlock, Sizes
@@ -357,6 +358,10 @@ def _pairwise(
         notes=agreement.notes,
         n=agreement.n,
         n_majority_items=0,
+        llm=agreement.agreement.llm,
+        alt_test=agreement.agreement.alt_test,
+        alpha_gap_ci=agreement.agreement.alpha_gap_ci,
+        llm_distinct_answers=agreement.agreement.llm_distinct_answers,
     )
     return _majority_agreement(block, rows, spec, rater, settings)
 
@@ -385,7 +390,11 @@ def _majority_agreement(
     if not matches:
         return block
     rate = RatioOfSums(matches, np.ones(len(matches)))
-    block = replace(block, llm_majority_agreement=rate.estimate())
+    # Two answers, A or B: an LLM answering at random picks the majority half the time.
+    chance = stats.binomtest(int(sum(matches)), len(matches), 0.5, alternative="greater")
+    block = replace(
+        block, llm_majority_agreement=rate.estimate(), llm_majority_p=float(chance.pvalue)
+    )
     if settings.resamples:
         try:
             interval = bootstrap_ci(rate, resamples=settings.resamples, seed=settings.seed)

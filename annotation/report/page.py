@@ -33,7 +33,7 @@ from annotation.report.rows import (
 from annotation.report.verdict import epsilon_note, evaluation_of, verdict
 from evalsite.agreement.alt_test import AltTestResult
 from evalsite.agreement.common import Interval
-from evalsite.agreement.phrases import notes_text
+from evalsite.agreement.phrases import notes_text, shown
 
 PERSONA_LABELS = {
     "persona_emotion": gettext_lazy("Persona emotion"),
@@ -194,7 +194,12 @@ class PairwiseRow:
     share_b: str
     alpha_humans: Cell
     alpha_humans_plus_llm: Cell
+    alpha_llm_vs_humans: Cell
     majority: Cell
+    # Against chance (0.5), by a one-sided binomial test; empty without an LLM.
+    majority_test: str
+    # The one rule's verdict in words; empty without an LLM.
+    verdict: str
 
 
 def _summary(result: dict[str, Any], evaluation: dict[str, Any]) -> list[SummaryRow]:
@@ -239,12 +244,24 @@ def _pairwise(result: dict[str, Any], evaluation: dict[str, Any]) -> list[Pairwi
             share_b=_percent(block.share_b),
             alpha_humans=column_cell(block.rated, ALPHA_HUMANS),
             alpha_humans_plus_llm=column_cell(block.rated, ALPHA_HUMANS_PLUS_LLM),
+            alpha_llm_vs_humans=column_cell(block.rated, ALPHA_LLM_VS_HUMANS),
             majority=estimate_cell(
                 block.llm_majority_agreement, block.llm_majority_agreement_ci, block.notes
             ),
+            majority_test=_majority_test(block),
+            verdict=""
+            if block.verdict is None
+            else gettext("%(dimension)s: %(reason)s")
+            % {"dimension": names[key], "reason": shown(block.verdict.sentence)},
         )
         for key, block in pairwise_blocks(evaluation)
     ]
+
+
+def _majority_test(block: PairwiseBlock) -> str:
+    if block.llm_majority_p is None:
+        return ""
+    return gettext("chance 50%%; p = %(p).3f against chance") % {"p": block.llm_majority_p}
 
 
 def _percent(share: float | None) -> str:

@@ -330,11 +330,16 @@ PAIRWISE_HEADER = [
     "share_other",
     *ALPHA_HUMANS.headers,
     *ALPHA_HUMANS_PLUS_LLM.headers,
+    *ALPHA_LLM_VS_HUMANS.headers,
     "llm_share_a",
     "n_majority_items",
     LLM_MAJORITY_AGREEMENT,
     f"{LLM_MAJORITY_AGREEMENT}_low",
     f"{LLM_MAJORITY_AGREEMENT}_high",
+    # One-sided binomial test of majority agreement against chance, 0.5.
+    f"{LLM_MAJORITY_AGREEMENT}_p",
+    "alt_test_passed",
+    "stands_in",
     "notes",
 ]
 
@@ -359,11 +364,15 @@ def pairwise_rows(result: dict[str, Any]) -> Iterator[list[CellValue]]:
                 block.share_other,
                 *ALPHA_HUMANS.cells(block.rated),
                 *ALPHA_HUMANS_PLUS_LLM.cells(block.rated),
+                *ALPHA_LLM_VS_HUMANS.cells(block.rated),
                 block.llm_share_a,
                 block.n_majority_items,
                 block.llm_majority_agreement,
                 majority[0],
                 majority[1],
+                block.llm_majority_p,
+                None if block.alt_test is None else block.alt_test.passed,
+                None if block.verdict is None else block.verdict.stands_in,
                 notes_text([*notes, *block.notes]),
             ]
 

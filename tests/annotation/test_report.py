@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from html import unescape
 from typing import Any
 
 import numpy as np
@@ -270,6 +271,16 @@ def test_it_summarises_pairwise_questions_separately(small_result: dict[str, Any
     assert block["llm_share_a"] == pytest.approx(2 / 3)
     assert block["n_majority_items"] == 2
     assert block["llm_majority_agreement"] == pytest.approx(0.5)
+    # One match in two against chance 0.5, one-sided: P(X ≥ 1) = 1 − ½² = 0.75.
+    assert block["llm_majority_p"] == pytest.approx(0.75)
+    # The question gets the one rule too: three items give no interval, so no pass.
+    assert block["verdict"]["stands_in"] is False
+    assert [check["name"] for check in block["verdict"]["checks"]] == [
+        "alt_test",
+        "alpha_above_zero",
+        "alpha_not_below_people",
+        "answers_vary",
+    ]
 
 
 def test_it_lists_the_largest_disagreements_first_relative_to_the_scale(
@@ -578,6 +589,14 @@ def test_the_page_shows_the_summary_breakdowns_and_figures(
     assert text.count('class="bar llm"') == 14
     assert 'role="img"' in text and '<title id="scatter-manner-title">' in text
     assert 'id="pairwise"' in text and "43%" in text  # 3 of 7 prefer A
+    pairwise = text[
+        text.index('id="pairwise"') : text.index("</section>", text.index('id="pairwise"'))
+    ]
+    assert "α LLM–humans" in pairwise
+    assert "chance 50%; p = 0.750 against chance" in pairwise
+    assert '<p class="pairwise-verdict">Better response: The LLM cannot stand in for people' in (
+        unescape(pairwise)
+    )
 
 
 def test_the_largest_disagreements_link_to_the_transcripts(
