@@ -243,13 +243,16 @@ class Daphne:
 
 @contextlib.contextmanager
 def served_database(
-    *setup_commands: tuple[str, ...], extra_env: dict[str, str] | None = None
+    *setup_commands: tuple[str, ...],
+    extra_env: dict[str, str] | None = None,
+    options: tuple[str, ...] = (),
 ) -> Iterator[tuple[TemporaryDatabase, Daphne]]:
-    """A migrated temporary database, set up by ``setup_commands``, served by daphne."""
+    """A migrated temporary database, set up by ``setup_commands``, served by daphne (started
+    with ``options``)."""
     with TemporaryDatabase() as database:
         env = database.env(**(extra_env or {}))
         database.manage("migrate", "--noinput", env=env)
         for command in setup_commands:
             database.manage(*command, env=env)
-        with Daphne(env) as server:
+        with Daphne(env, options=options) as server:
             yield database, server

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from testing.servers import Daphne, TemporaryDatabase
+from testing.servers import Daphne, served_database
 
 pytestmark = pytest.mark.processes
 
@@ -24,11 +24,8 @@ LIMIT_MB = 64
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[Daphne]:
-    with TemporaryDatabase() as database:
-        env = database.env(EVALSITE_IMPORT_MAX_UPLOAD_MB=str(LIMIT_MB))
-        database.manage("migrate", "--noinput", env=env)
-        with Daphne(env) as daphne:
-            yield daphne
+    with served_database(extra_env={"EVALSITE_IMPORT_MAX_UPLOAD_MB": str(LIMIT_MB)}) as (_, daphne):
+        yield daphne
 
 
 def rss_mb(daphne: Daphne) -> float:

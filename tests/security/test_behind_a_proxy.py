@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from testing.servers import Daphne, TemporaryDatabase
+from testing.servers import Daphne, served_database
 
 pytestmark = pytest.mark.processes
 
@@ -29,11 +29,9 @@ LIMIT = 3
 
 @pytest.fixture(scope="module")
 def proxied() -> Iterator[Daphne]:
-    with TemporaryDatabase() as database:
-        env = database.env(EVALSITE_LOGIN_FAILURES_PER_ADDRESS=str(LIMIT))
-        database.manage("migrate", "--noinput", env=env)
-        with Daphne(env, options=("--proxy-headers",)) as daphne:
-            yield daphne
+    env = {"EVALSITE_LOGIN_FAILURES_PER_ADDRESS": str(LIMIT)}
+    with served_database(extra_env=env, options=("--proxy-headers",)) as (_, daphne):
+        yield daphne
 
 
 def sign_in(daphne: Daphne, forwarded_for: str, username: str) -> int:
