@@ -266,6 +266,9 @@ JOB_PARTS = env_int("JOB_PARTS", 4, minimum=1)
 JOB_REAP_SECONDS = float(env_int("JOB_REAP_MILLISECONDS", 5000, minimum=50)) / 1000
 JOB_STALE_SECONDS = env_int("JOB_STALE_SECONDS", 30, minimum=1)
 
+# Sign-ins give their pooled database connection back while the password hashes.
+AUTHENTICATION_BACKENDS = ["evalsite.sign_in_backend.PooledModelBackend"]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
