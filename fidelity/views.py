@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from evalsite.downloads import csv_download, xlsx_download
 from evalsite.llm.errors import LLMConfigError
 from evalsite.llm.forms import EndpointForm
 from evalsite.roles import coordinator_required
@@ -26,8 +27,6 @@ from fidelity.models import Simulator, Study
 from fidelity.prompts import PromptsError, make_prompts
 from fidelity.report import study_report
 from fidelity.sheets import csv_bytes, write_report_workbook
-
-XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
 @coordinator_required
@@ -189,9 +188,7 @@ def report_page(request: HttpRequest, study_id: int) -> HttpResponse:
 @coordinator_required
 def report_csv(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
-    response = HttpResponse(csv_bytes(study_report(study)), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="fidelity-{study.pk}.csv"'
-    return response
+    return csv_download(csv_bytes(study_report(study)).decode("utf-8"), f"fidelity-{study.pk}.csv")
 
 
 @coordinator_required
@@ -199,6 +196,4 @@ def report_workbook(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     buffer = io.BytesIO()
     write_report_workbook(buffer, study_report(study))
-    response = HttpResponse(buffer.getvalue(), content_type=XLSX)
-    response["Content-Disposition"] = f'attachment; filename="fidelity-{study.pk}.xlsx"'
-    return response
+    return xlsx_download(buffer.getvalue(), f"fidelity-{study.pk}.xlsx")

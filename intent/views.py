@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from evalsite import jobs, roles
+from evalsite.downloads import csv_download, json_download, xlsx_download
 from intent import access, datasets, exports, pages, submissions
 from intent.endpoint.job import start_endpoint_run
 from intent.files import IntentFileError
@@ -153,20 +154,13 @@ def submission_export(request: HttpRequest, submission_id: int, fmt: str) -> Htt
     scored = pages.scored_for_export(submission)
     if scored is None:
         raise Http404
-    name = f"intent-submission-{submission.pk}"
+    name = f"intent-submission-{submission.pk}.{fmt}"
     breakdown = roles.has_role(request.user, roles.COORDINATORS)
     if fmt == "csv":
-        response = HttpResponse(
-            "\ufeff" + exports.scores_csv(scored.scores, scored.interval, breakdown=breakdown),
-            content_type="text/csv; charset=utf-8",
-        )
-    else:
-        response = HttpResponse(
-            exports.scores_workbook(scored.scores, scored.interval, breakdown=breakdown),
-            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        )
-    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
-    return response
+        text = exports.scores_csv(scored.scores, scored.interval, breakdown=breakdown)
+        return csv_download(text, name)
+    workbook = exports.scores_workbook(scored.scores, scored.interval, breakdown=breakdown)
+    return xlsx_download(workbook, name)
 
 
 @login_required
@@ -179,6 +173,4 @@ def leaderboard(request: HttpRequest, track_id: int) -> HttpResponse:
 def test_inputs(request: HttpRequest, track_id: int) -> HttpResponse:
     track, _team = access.visible_track(request.user, track_id)
     body = json.dumps(pages.test_inputs(track), ensure_ascii=False, indent=1)
-    response = HttpResponse(body, content_type="application/json; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="track-{track.pk}-test.json"'
-    return response
+    return json_download(body, f"track-{track.pk}-test.json")

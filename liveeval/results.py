@@ -7,11 +7,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from django.http import HttpResponse
-from django.utils.text import slugify
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from evalsite.agreement.phrases import listed, shown
+from evalsite.downloads import csv_download, file_stem, xlsx_download
 from evalsite.language import is_chinese
 from evalsite.spreadsheets import BarChartSpec, CellValue, Sheet, write_csv, write_workbook
 from liveeval import aliases, judge_agreement, metrics
@@ -343,16 +343,12 @@ def export_response(
 
     With ``lang``, only the dialogues held in that language are exported.
     """
-    name = (slugify(campaign.name) or f"campaign-{campaign.pk}") + (f"-{lang}" if lang else "")
+    name = file_stem(campaign.name, f"campaign-{campaign.pk}") + (f"-{lang}" if lang else "")
     if fmt == "csv":
         header, rows = TABLES[table]
         buffer = io.StringIO()
         write_csv(buffer, header, rows(campaign, lang))
-        response = HttpResponse(
-            buffer.getvalue().encode("utf-8-sig"), content_type="text/csv; charset=utf-8"
-        )
-        response["Content-Disposition"] = f'attachment; filename="{name}-{table}.csv"'
-        return response
+        return csv_download(buffer.getvalue(), f"{name}-{table}.csv")
     if fmt != "xlsx":
         raise KeyError(fmt)
     chosen = list(TABLES) if table == "all" else [table]
@@ -367,12 +363,7 @@ def export_response(
         sheets.append(Sheet(key.capitalize(), header, rows(campaign, lang), charts))
     buffer_bytes = io.BytesIO()
     write_workbook(buffer_bytes, sheets)
-    response = HttpResponse(
-        buffer_bytes.getvalue(),
-        content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-    )
-    response["Content-Disposition"] = f'attachment; filename="{name}-{table}.xlsx"'
-    return response
+    return xlsx_download(buffer_bytes.getvalue(), f"{name}-{table}.xlsx")
 
 
 def review_context(session: ChatSession) -> dict[str, Any]:

@@ -191,3 +191,13 @@ def test_the_documents_name_no_module_that_is_gone() -> None:
         )
         gone += [f"{document.name}: {path}" for path in named if not (ROOT / path).is_file()]
     assert not gone, "documents name modules that do not exist:\n" + "\n".join(gone)
+
+
+def test_downloads_are_named_in_one_place() -> None:
+    """Every file download goes through evalsite/downloads.py, the one that names it."""
+    setting = [
+        str(path.relative_to(ROOT))
+        for path in served_modules()
+        if '"Content-Disposition"' in path.read_text(encoding="utf-8")
+    ]
+    assert setting == ["evalsite/downloads.py"]

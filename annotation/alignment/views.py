@@ -13,7 +13,6 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.alignment.adjudication import evidence, may_adjudicate, record_adjudication
@@ -22,10 +21,9 @@ from annotation.alignment.page import adjudication_queue, alignment_summary
 from annotation.alignment.sheets import ALIGNMENT_SHEETS, alignment_sheet
 from annotation.alignment.stored_split import alignment_of
 from annotation.models import Campaign, Dimension, Transcript
+from evalsite.downloads import csv_download, file_stem, xlsx_download
 from evalsite.roles import coordinator_required
 from evalsite.spreadsheets import write_csv, write_workbook
-
-XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
 def _campaign(campaign_id: int) -> Campaign:
@@ -103,12 +101,8 @@ def table_csv(request: HttpRequest, campaign_id: int, table: str) -> HttpRespons
         raise Http404(f"the alignment has no table {table!r}") from None
     buffer = io.StringIO()
     write_csv(buffer, sheet.header, sheet.rows)
-    response = HttpResponse(
-        buffer.getvalue().encode("utf-8-sig"), content_type="text/csv; charset=utf-8"
-    )
-    name = slugify(campaign.name) or f"campaign-{campaign.pk}"
-    response["Content-Disposition"] = f'attachment; filename="{name}-alignment-{table}.csv"'
-    return response
+    name = file_stem(campaign.name, f"campaign-{campaign.pk}")
+    return csv_download(buffer.getvalue(), f"{name}-alignment-{table}.csv")
 
 
 @coordinator_required
@@ -116,7 +110,5 @@ def workbook(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = _campaign(campaign_id)
     buffer = io.BytesIO()
     write_workbook(buffer, [build(campaign) for _, _, build in ALIGNMENT_SHEETS])
-    response = HttpResponse(buffer.getvalue(), content_type=XLSX)
-    name = slugify(campaign.name) or f"campaign-{campaign.pk}"
-    response["Content-Disposition"] = f'attachment; filename="{name}-alignment.xlsx"'
-    return response
+    name = file_stem(campaign.name, f"campaign-{campaign.pk}")
+    return xlsx_download(buffer.getvalue(), f"{name}-alignment.xlsx")

@@ -8,7 +8,6 @@ from typing import Any
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRefresh
@@ -18,11 +17,10 @@ from annotation.report import cache
 from annotation.report import workbook as exports
 from annotation.report.page import report_context
 from evalsite import jobs
+from evalsite.downloads import csv_download, file_stem, xlsx_download
 from evalsite.http import HtmxHttpRequest
 from evalsite.models import Job
 from evalsite.roles import coordinator_required
-
-XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
 def _campaign(campaign_id: int) -> Campaign:
@@ -75,7 +73,7 @@ def _fresh_result(request: HttpRequest, campaign: Campaign) -> dict[str, Any] | 
 
 
 def _filename(campaign: Campaign) -> str:
-    return f"{slugify(campaign.name) or f'campaign-{campaign.pk}'}-agreement"
+    return f"{file_stem(campaign.name, f'campaign-{campaign.pk}')}-agreement"
 
 
 @coordinator_required
@@ -86,9 +84,7 @@ def workbook(request: HttpRequest, campaign_id: int) -> HttpResponse:
         return redirect("annotation_report:page", campaign.pk)
     buffer = io.BytesIO()
     exports.write_report_workbook(buffer, campaign, result)
-    response = HttpResponse(buffer.getvalue(), content_type=XLSX)
-    response["Content-Disposition"] = f'attachment; filename="{_filename(campaign)}.xlsx"'
-    return response
+    return xlsx_download(buffer.getvalue(), f"{_filename(campaign)}.xlsx")
 
 
 @coordinator_required
@@ -99,8 +95,6 @@ def table_csv(request: HttpRequest, campaign_id: int, table: str) -> HttpRespons
     result = _fresh_result(request, campaign)
     if result is None:
         return redirect("annotation_report:page", campaign.pk)
-    response = HttpResponse(
-        exports.csv_bytes(campaign, result, table), content_type="text/csv; charset=utf-8"
+    return csv_download(
+        exports.csv_bytes(campaign, result, table), f"{_filename(campaign)}-{table}.csv"
     )
-    response["Content-Disposition"] = f'attachment; filename="{_filename(campaign)}-{table}.csv"'
-    return response
