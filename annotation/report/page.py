@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -25,13 +25,14 @@ from annotation.report.rows import (
     BREAKDOWN,
     HEADLINE,
     MAE,
+    PEARSON_R,
     Column,
     levels_of,
     pairwise_blocks,
     rated_blocks,
 )
 from annotation.report.verdict import epsilon_note, evaluation_of, verdict
-from evalsite.agreement.alt_test import AltTestResult
+from evalsite.agreement.alt_test import AltTestResult, benjamini_hochberg
 from evalsite.agreement.common import Interval
 from evalsite.agreement.phrases import notes_text, shown
 
@@ -46,6 +47,8 @@ class Cell:
     text: str
     n: int | None = None
     note: str = ""
+    # "*" where the figure survives the table's Benjamini–Hochberg correction.
+    mark: str = ""
 
 
 def _number(value: float | None, digits: int = 2) -> str:
@@ -185,6 +188,21 @@ class BreakdownRow:
 
 
 @dataclass(frozen=True)
+class BreakdownTable:
+    """The rows of a breakdown, with what a reader of so many intervals must be told.
+
+    ``intervals`` counts the 95% intervals the table shows: with many, some exclude 0 by chance
+    alone. ``tested`` Pearson p-values are corrected together (Benjamini–Hochberg, 5%), and
+    ``surviving`` of them stay below it; their cells carry the mark.
+    """
+
+    rows: list[BreakdownRow]
+    intervals: int
+    tested: int
+    surviving: int
+
+
+@dataclass(frozen=True)
 class PairwiseRow:
     """One pairwise dimension: shares of A and B, α, and the LLM's agreement with the majority."""
 
@@ -218,20 +236,38 @@ def _summary(result: dict[str, Any], evaluation: dict[str, Any]) -> list[Summary
     ]
 
 
-def _breakdown(
-    result: dict[str, Any], evaluation: dict[str, Any], column: str
-) -> list[BreakdownRow]:
+def _breakdown(result: dict[str, Any], evaluation: dict[str, Any], column: str) -> BreakdownTable:
     names = dimension_names(result)
-    return [
-        BreakdownRow(
-            dimension=names[key],
-            value=system_label(value),
-            n=group.n.items,
-            cells=[*(column_cell(group, column) for column in BREAKDOWN), column_cell(group, MAE)],
-        )
+    groups = [
+        (names[key], value, group)
         for key, block in rated_blocks(evaluation)
         for value, group in block.by.get(column, {}).items()
     ]
+    tested = [
+        (index, group.agreement.pearson.p)
+        for index, (_, _, group) in enumerate(groups)
+        if group.agreement.pearson.p is not None
+    ]
+    _, survives = benjamini_hochberg([p for _, p in tested])
+    surviving = {index for (index, _), kept in zip(tested, survives, strict=True) if kept}
+    rows = []
+    for index, (dimension, value, group) in enumerate(groups):
+        cells = [column_cell(group, each) for each in BREAKDOWN]
+        if index in surviving:
+            pearson = BREAKDOWN.index(PEARSON_R)
+            cells[pearson] = replace(cells[pearson], mark="*")
+        rows.append(
+            BreakdownRow(
+                dimension=dimension,
+                value=system_label(value),
+                n=group.n.items,
+                cells=[*cells, column_cell(group, MAE)],
+            )
+        )
+    intervals = sum(
+        1 for row in rows for cell in row.cells if cell.text.endswith("]") and "[" in cell.text
+    )
+    return BreakdownTable(rows, intervals, len(tested), len(surviving))
 
 
 def _pairwise(result: dict[str, Any], evaluation: dict[str, Any]) -> list[PairwiseRow]:
@@ -333,7 +369,7 @@ def report_context(
             {
                 "label": PERSONA_LABELS[column],
                 "table_id": f"per-{column.replace('_', '-')}",
-                "rows": _breakdown(result, evaluation, column),
+                "table": _breakdown(result, evaluation, column),
             }
             for column in PERSONA_BREAKDOWNS
             if column in result["breakdowns"]

@@ -111,6 +111,22 @@ def benjamini_yekutieli(
     return values, tuple(value <= q for value in values)
 
 
+def benjamini_hochberg(
+    p_values: Sequence[float], q: float = DEFAULT_Q
+) -> tuple[tuple[float, ...], tuple[bool, ...]]:
+    """BH-adjusted p-values and which are ≤ ``q``: the false discovery rate across a table.
+
+    The step-up procedure of Benjamini and Hochberg (1995), for tests that are independent or
+    positively dependent, as a breakdown table's groups are: the k-th smallest p-value is
+    adjusted to min over i ≥ k of m·p_(i) / i, capped at 1.
+    """
+    if not p_values:
+        return (), ()
+    adjusted = stats.false_discovery_control(np.asarray(p_values, dtype=np.float64), method="bh")
+    values = tuple(float(value) for value in adjusted)
+    return values, tuple(value <= q for value in values)
+
+
 def one_sided_p_value(differences: FloatArray, epsilon: float) -> float:
     """p-value of H0: mean(differences) ≥ ε against mean < ε (one-sample t-test).
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from html import unescape
 from typing import Any
@@ -694,3 +695,30 @@ def test_the_campaign_dashboard_links_to_the_report(
     html = coordinator_client.get(reverse("annotation:dashboard", args=[small.pk])).content
     link = reverse("annotation_report:page", args=[small.pk])
     assert f'href="{link}" id="agreement-report"'.encode() in html
+
+
+def test_a_breakdown_table_counts_its_intervals_and_marks_what_survives_bh(
+    campaign_factory: Callable[..., Campaign], coordinator_client: Client
+) -> None:
+    # gpt follows the people on every system: each Pearson r has a tiny p and survives.
+    campaign = build_large(campaign_factory, items=120)
+    cache.run_report(campaign, resamples=100)
+    text = coordinator_client.get(reverse("annotation_report:page", args=[campaign.pk])).content
+    html = unescape(text.decode())
+    start = html.index('id="per-system-table"')
+    table = html[start : html.index("</section>", start)]
+    # Three rated dimensions × three systems: nine Pearson p-values corrected together.
+    assert "* marks a Pearson r whose p-value survives a Benjamini–Hochberg correction" in table
+    assert "across the table's 9 tests: 9 do." in table
+    assert table.count('<sup class="survives">*</sup>') == 9
+    shown = re.search(r"This table shows (\d+) intervals of 95%", table)
+    assert shown is not None and int(shown.group(1)) == table.count("[") > 9
+
+
+def test_benjamini_hochberg_matches_the_hand_computation() -> None:
+    from evalsite.agreement.alt_test import benjamini_hochberg
+
+    # m = 4: sorted p 0.01, 0.02, 0.03, 0.5 -> 0.04, 0.04, 0.04, 0.5 (min over i ≥ k of m·p/i).
+    adjusted, kept = benjamini_hochberg([0.03, 0.5, 0.01, 0.02])
+    assert adjusted == pytest.approx((0.04, 0.5, 0.04, 0.04))
+    assert kept == (True, False, True, True)
