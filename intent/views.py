@@ -85,7 +85,7 @@ def add_team(request: HttpRequest, track_id: int) -> HttpResponse:
         return render(request, "intent/track.html", context, status=422)
     team = track.teams.create(name=form.cleaned_data["name"])
     team.members.set(form.cleaned_data["members"])
-    messages.success(request, _("Team %(name)s added.") % {"name": team.name})
+    messages.success(request, _("%(name)s added to the track.") % {"name": team.name})
     return redirect(track)
 
 

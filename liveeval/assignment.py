@@ -98,8 +98,10 @@ def _check_campaign(
     if k < 1:
         raise PlanError(f"K must be at least 1, not {k}")
     if k > len(judges):
+        judges_word = "judge" if k == 1 else "judges"
         raise PlanError(
-            f"K = {k} judges per pair needs at least {k} judges; the campaign has {len(judges)}"
+            f"K = {k} {judges_word} per pair needs at least {k} {judges_word}; the campaign has "
+            f"{len(judges)}"
         )
     _check_distinct(tasks, "task")
     _check_distinct(systems, "system")

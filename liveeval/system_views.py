@@ -55,7 +55,7 @@ def system_edit(request: HttpRequest, system_id: int | None = None) -> HttpRespo
     form = SystemForm(request.POST or None, instance=system, family=family)
     if request.method == "POST" and form.is_valid():
         saved = form.save()
-        messages.success(request, _("System %(alias)s saved.") % {"alias": saved.alias})
+        messages.success(request, _("%(alias)s saved.") % {"alias": saved.alias})
         return redirect("liveeval:system_list")
     context = {"form": form, "system": system, "family": family}
     return render(request, "liveeval/system_form.html", context)

@@ -344,3 +344,8 @@ def test_it_states_every_broken_guarantee_in_words() -> None:
         "judge xi is not in the campaign but holds 1 pending slot(s)",
         "judge ann holds 5 pairs and judge bo 0; loads must differ by at most one",
     ]
+
+
+def test_one_judge_per_pair_is_said_in_the_singular() -> None:
+    with pytest.raises(PlanError, match="K = 1 judge per pair needs at least 1 judge;"):
+        make_plan(["flight"], ["A"], [], 1, seed=0)

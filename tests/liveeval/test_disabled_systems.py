@@ -133,7 +133,7 @@ def test_the_campaign_and_systems_pages_say_what_disabling_does(
     disable(pair[0])
     page = client.get(detail).content.decode()
     assert 'id="disabled-systems"' in page
-    assert "will not reach K = 1 judges each until they are enabled again" in page
+    assert "will not reach K = 1 judge each until they are enabled again" in page
     assert "Echo A (Echo 1)" in page
     systems = client.get(reverse("liveeval:system_list")).content.decode()
     assert "Disabling a system stops new conversations with it in every campaign" in systems
