@@ -478,6 +478,9 @@ class TestResults:
             reverse("liveeval:session_review", args=[reference.pk])
         ).content.decode()
         assert 'data-goal-met="1"' in html and 'id="disagreement"' not in html
+        booking = reference.bookings.first()
+        assert booking is not None
+        assert f'<span class="price">{booking.price} yuan</span>' in html
         Rating.objects.filter(session=baseline).update(completed=True)
         html = coordinator_client.get(
             reverse("liveeval:session_review", args=[baseline.pk])
