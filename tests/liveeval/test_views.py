@@ -481,6 +481,8 @@ class TestResults:
         booking = reference.bookings.first()
         assert booking is not None
         assert f'<span class="price">{booking.price} yuan</span>' in html
+        # Messages count from 1, as transcripts do on the annotation pages.
+        assert '<span class="meta">#1 · ' in html and '<span class="meta">#0 · ' not in html
         Rating.objects.filter(session=baseline).update(completed=True)
         html = coordinator_client.get(
             reverse("liveeval:session_review", args=[baseline.pk])
