@@ -151,10 +151,13 @@ def _done_context(
     request: HttpRequest, campaign: Campaign, *, fresh: bool = False
 ) -> dict[str, Any]:
     """Nothing is left for the annotator: their bar says done, whatever their share was.
-    An adjudicator of the campaign is told why the queue gives them nothing."""
+    An adjudicator of the campaign is told why the queue gives them nothing; anyone else who
+    skipped items is told they can take them up again."""
+    adjudicator = is_adjudicator(request.user, campaign)
     return {
         "campaign": campaign,
-        "adjudicator": is_adjudicator(request.user, campaign),
+        "adjudicator": adjudicator,
+        "skipped_count": 0 if adjudicator else queue.skipped(request.user, campaign).count(),
         **_bars(request, campaign, fresh=fresh, finished=True),
     }
 

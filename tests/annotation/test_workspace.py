@@ -223,6 +223,18 @@ class TestSubmitting:
         assert response["HX-Push-Url"] == item_url(campaign, "t002")
         assert Assignment.objects.get(transcript=first).status == Assignment.Status.SKIPPED
 
+    def test_the_end_says_which_skipped_items_can_be_taken_up(
+        self, client_of: Client, campaign_factory: Callable[..., Campaign]
+    ) -> None:
+        campaign = campaign_factory(items=1)
+        start(client_of, campaign)
+        only = campaign.transcripts.get()
+        client_of.post(reverse("annotation:skip", args=[campaign.pk, only.pk]))
+        assert Assignment.objects.get(transcript=only).status == Assignment.Status.SKIPPED
+        page = client_of.get(reverse("annotation:work", args=[campaign.pk])).content.decode()
+        assert "You skipped 1 item; you can take it up again." in page
+        assert reverse("annotation:mine", args=[campaign.pk]) + "#skipped" in page
+
     def test_the_last_submission_shows_the_end(
         self, client_of: Client, campaign_factory: Callable[..., Campaign]
     ) -> None:
