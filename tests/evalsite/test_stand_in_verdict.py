@@ -145,3 +145,41 @@ def test_within_one_is_null_on_yes_no_data_read_without_a_scale() -> None:
     assert block.within_one is None and block.within_one_ci is None
     assert any("the scores take only the values 0 and 1" in str(note) for note in block.notes)
     assert block.exact_agreement is not None
+
+
+def pooled_frame(transcripts: int, seed: int) -> pd.DataFrame:
+    """(dimension, transcript) units of 8 dimensions, 1–5 scores, the LLM copying person h0."""
+    generator = np.random.default_rng(seed)
+    rows: list[tuple[str, str, float, str]] = []
+    for t in range(transcripts):
+        quality = generator.integers(1, 6)
+        for d in range(8):
+            unit = f"d{d}:t{t}"
+            scores = np.clip(quality + generator.integers(-1, 2, 3), 1, 5)
+            rows += [(unit, f"h{p}", float(s), f"t{t}") for p, s in enumerate(scores)]
+            rows.append((unit, "llm", float(scores[0]), f"t{t}"))
+    return pd.DataFrame(rows, columns=["item", "rater", "score", "transcript"])
+
+
+def test_clustered_units_give_no_pass_from_too_few_transcripts() -> None:
+    # The audit's case: 4 transcripts × 8 dimensions are 32 units but only 4 independent
+    # clusters. Resampling whole transcripts, the interval is withheld, so no pass.
+    block = agreement_blocks(
+        pooled_frame(4, seed=2), llm="llm", level="ordinal", resamples=200, cluster="transcript"
+    )["all"]
+    assert block.n_items == 32
+    verdict = block.verdict
+    assert verdict is not None and not verdict.stands_in
+    assert verdict.check("alpha_above_zero").value is None
+    assert verdict.check("alpha_not_below_people").value is None
+
+
+def test_enough_clusters_give_the_rule_its_intervals() -> None:
+    block = agreement_blocks(
+        pooled_frame(30, seed=2), llm="llm", level="ordinal", resamples=200, cluster="transcript"
+    )["all"]
+    verdict = block.verdict
+    assert verdict is not None
+    assert block.alpha_gap_ci is not None
+    assert verdict.check("alpha_above_zero").value is not None
+    assert verdict.check("alpha_above_zero").passed
