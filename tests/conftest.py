@@ -29,6 +29,17 @@ def _fast_password_hasher() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _test_database_first(request: pytest.FixtureRequest) -> None:
+    """The test database is made before any test runs.
+
+    Playwright's sync API keeps an event loop running in the test thread, and Django refuses
+    synchronous database work while one runs; a worker of pytest-xdist whose first tests are
+    browser tests would otherwise make the database inside that loop, and fail.
+    """
+    request.getfixturevalue("django_db_setup")
+
+
 @pytest.fixture(autouse=True)
 def _default_language() -> Iterator[None]:
     """Every test starts, and leaves, in the site's default language.
