@@ -129,16 +129,18 @@ def measured(
             gettext_noop("no CI: %(reason)s of the %(unit)s"), reason=reason_of(error), unit=units
         )
         return Measured(value, None, (note,))
-    if not low <= value <= high:
-        note = Phrase(
-            gettext_noop(
-                "no CI: the resamples of the %(unit)s fall on one side of the value, so a "
-                "percentile interval would not hold it"
-            ),
-            unit=units,
-        )
-        return Measured(value, None, (note,))
-    return Measured(value, (low, high))
+    # Rounding may put a value that every resample repeats a hair outside their quantiles.
+    tolerance = 1e-9 * max(1.0, abs(value))
+    if low - tolerance <= value <= high + tolerance:
+        return Measured(value, (min(low, value), max(high, value)))
+    note = Phrase(
+        gettext_noop(
+            "no CI: the resamples of the %(unit)s fall on one side of the value, so a "
+            "percentile interval would not hold it"
+        ),
+        unit=units,
+    )
+    return Measured(value, None, (note,))
 
 
 def entropy_bits(counts: FloatArray) -> FloatArray:

@@ -13,6 +13,7 @@ from evalsite.fidelity.common import (
     entropy_at_count,
     entropy_bits,
     entropy_measures,
+    measured,
 )
 
 
@@ -85,3 +86,22 @@ def test_the_chao_shen_interval_covers_the_true_entropy_at_a_3000_item_catalogue
     )
     assert held == studies
     assert plug_in_below == studies
+
+
+def test_a_percentile_interval_that_would_miss_its_value_is_withheld() -> None:
+    # A statistic that every resample puts below its value (a resample repeats some units
+    # and drops others, and this one counts the distinct units drawn).
+    def distinct(weights: np.ndarray) -> np.ndarray:
+        return (weights > 0).sum(axis=1).astype(np.float64)
+
+    missed = measured(distinct, 20, unit=RESPONDERS, resamples=200, seed=1)
+    assert missed.value == 20.0 and missed.ci is None
+    assert "would not hold it" in missed.notes[0]
+    # A value that every resample repeats keeps its (zero-width) interval despite rounding.
+    steady = measured(
+        lambda weights: weights.sum(axis=1) / weights.sum(axis=1) * 0.1 * 3,
+        20,
+        unit=RESPONDERS,
+        resamples=50,
+    )
+    assert steady.ci is not None and steady.ci[0] <= steady.value <= steady.ci[1]  # type: ignore[operator]
