@@ -6,6 +6,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 MEASURE_LABELS = {
+    "entropy_cs_bits": _("entropy, Chao–Shen (bits)"),
     "entropy_bits": _("entropy (bits)"),
     "n_mentions": _("mentions"),
     "n_distinct": _("distinct items"),
@@ -13,7 +14,9 @@ MEASURE_LABELS = {
     "yes_rate": _("yes-rate"),
     "n_items": pgettext_lazy("how many", "items"),
     "n_aspects": _("aspects"),
+    "aspect_entropy_cs": _("aspect entropy, Chao–Shen (bits)"),
     "aspect_entropy": _("aspect entropy (bits)"),
+    "sentiment_entropy_cs": _("sentiment entropy, Chao–Shen (bits)"),
     "sentiment_entropy": _("sentiment entropy (bits)"),
     "type_token_ratio": _("type–token ratio"),
     "embedding_diversity": _("embedding diversity"),

@@ -43,6 +43,7 @@ from fidelity.report import (
     Cell,
     GroupRow,
     TaskReport,
+    Verdict,
     study_report,
 )
 from fidelity.simulation import SIMULATE_JOB, create_simulation_job
@@ -276,6 +277,21 @@ class ShownAltTest:
     group: str
     winning_rate: str
     result: str
+    alpha_llm: str = ""
+    alpha_people: str = ""
+    stands_in: str = ""
+
+
+@dataclass(frozen=True)
+class ShownDifference:
+    """One simulator's test of the difference from people, as the page shows it."""
+
+    group: str
+    measure: str
+    difference: str
+    margin: str
+    outcome: str
+    at_count: str
 
 
 @dataclass(frozen=True)
@@ -290,6 +306,7 @@ class ShownTask:
     figure: Figure | None
     alt_tests: list[ShownAltTest]
     labelled_by: str
+    differences: list[ShownDifference]
 
 
 def _shown_cell(cell: Cell) -> ShownCell:
@@ -322,11 +339,70 @@ def _shown_references(references: tuple[Reference, ...]) -> list[ShownReference]
     ]
 
 
+def _with_ci(value: float | None, ci: tuple[float, float] | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.3f}" + ("" if ci is None else f" [{ci[0]:.3f}, {ci[1]:.3f}]")
+
+
 def _shown_alt_test(cell: AltTestCell) -> ShownAltTest:
+    alphas = {
+        "alpha_llm": _with_ci(cell.alpha_llm, cell.alpha_llm_ci),
+        "alpha_people": _with_ci(cell.alpha_people, cell.alpha_people_ci),
+        "stands_in": ("—" if cell.rule is None else _("yes") if cell.rule.stands_in else _("no")),
+    }
     if cell.passed is None or cell.winning_rate is None:
-        return ShownAltTest(cell.group, "—", _("not available: %(note)s") % {"note": cell.note})
+        result = _("not available: %(note)s") % {"note": cell.note}
+        return ShownAltTest(cell.group, "—", result, **alphas)
     result = _("passes") if cell.passed else _("fails")
-    return ShownAltTest(cell.group, f"{cell.winning_rate:.3f}", result)
+    return ShownAltTest(cell.group, f"{cell.winning_rate:.3f}", result, **alphas)
+
+
+OUTCOMES = {
+    "equivalent": gettext_lazy("equivalent within the margin"),
+    "different": gettext_lazy("different by more than the margin"),
+    "inconclusive": gettext_lazy("not shown equivalent"),
+}
+
+
+def _shown_difference(verdict: Verdict) -> ShownDifference:
+    test = verdict.difference
+    if test.difference is None or test.ci is None or test.outcome is None:
+        difference, outcome = "—", _("no test: a value or an interval is missing")
+    else:
+        low, high = test.ci
+        difference = f"{test.difference:+.3f} [{low:+.3f}, {high:+.3f}]"
+        outcome = str(OUTCOMES[test.outcome])
+    found = test.at_count
+    at_count = ""
+    if found is not None:
+        figures = {
+            "mean": f"{found.mean:.3f}",
+            "sd": f"{found.sd:.3f}",
+            "low": f"{found.low:.3f}",
+            "high": f"{found.high:.3f}",
+            "count": found.count,
+            "repeats": found.repeats,
+        }
+        at_count = (
+            _(
+                "people: %(mean)s (s.d. %(sd)s; %(low)s to %(high)s) at %(count)d answers, "
+                "%(repeats)d subsamples"
+            )
+            if test.subsampled == "people"
+            else _(
+                "simulator: %(mean)s (s.d. %(sd)s; %(low)s to %(high)s) at %(count)d answers, "
+                "%(repeats)d subsamples"
+            )
+        ) % figures
+    return ShownDifference(
+        verdict.group,
+        str(MEASURE_LABELS[test.measure]),
+        difference,
+        f"±{test.margin:g}",
+        outcome,
+        at_count,
+    )
 
 
 def _labelled_by(task: TaskReport) -> str:
@@ -368,6 +444,7 @@ def shown_task(task: TaskReport) -> ShownTask:
         ),
         [_shown_alt_test(cell) for cell in task.alt_tests],
         _labelled_by(task),
+        [_shown_difference(verdict) for verdict in task.verdicts],
     )
 
 

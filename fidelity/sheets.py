@@ -25,9 +25,26 @@ MEASURE_HEADER = (
 VERDICT_HEADER = (
     "task",
     "group",
-    "close_to_people",
+    "measure",
+    "difference",
+    "difference_ci_low",
+    "difference_ci_high",
+    "margin",
+    "outcome",
+    "subsampled",
+    "equal_count",
+    "at_count_mean",
+    "at_count_sd",
+    "at_count_low",
+    "at_count_high",
     "alt_test_passed",
     "alt_test_winning_rate",
+    "alpha_llm_humans",
+    "alpha_llm_humans_ci_low",
+    "alpha_llm_humans_ci_high",
+    "alpha_humans",
+    "stands_in",
+    "failed_checks",
     "verdict",
     "alt_test_note",
 )
@@ -85,16 +102,42 @@ def measure_rows(tasks: Sequence[TaskReport]) -> Iterator[list[CellValue]]:
 
 
 def verdict_rows(tasks: Sequence[TaskReport]) -> Iterator[list[CellValue]]:
+    """One row per simulator and task: the test of the difference with its margin and the
+    equal-count figure, the alt-test, α, and the one rule's verdict (None where not judged)."""
     for task in tasks:
         alts = {alt.group: alt for alt in task.alt_tests}
         for verdict in task.verdicts:
             alt = alts.get(verdict.group)
+            test, found, rule = verdict.difference, verdict.difference.at_count, verdict.rule
+            low, high = test.ci if test.ci is not None else (None, None)
+            alpha_low, alpha_high = (
+                alt.alpha_llm_ci if alt is not None and alt.alpha_llm_ci else (None, None)
+            )
             yield [
                 task.task,
                 verdict.group,
-                verdict.close,
+                test.measure,
+                test.difference,
+                low,
+                high,
+                test.margin,
+                test.outcome,
+                test.subsampled or None,
+                found.count if found else None,
+                found.mean if found else None,
+                found.sd if found else None,
+                found.low if found else None,
+                found.high if found else None,
                 alt.passed if alt else None,
                 alt.winning_rate if alt else None,
+                alt.alpha_llm if alt else None,
+                alpha_low,
+                alpha_high,
+                alt.alpha_people if alt else None,
+                None if rule is None else rule.stands_in,
+                None
+                if rule is None
+                else ", ".join(check.name for check in rule.checks if not check.passed),
                 verdict.sentence,
                 alt.note if alt else "",
             ]

@@ -4,8 +4,10 @@ Each answer is a short review whose aspects (plot, cast, music, ...) are labelle
 a sentiment, by people in the workspace or by the LLM evaluator. ``n_aspects`` counts the
 distinct aspects; ``aspect_entropy`` and ``sentiment_entropy`` are the plug-in Shannon
 entropies in bits of the labelled aspects and of their sentiments. The paper reports 85
-aspects, 5.85 and 1.19 bits for people; gpt-3.5 given a name, 71, 4.86 and 0.29. CIs resample
-responders, as basic bootstrap intervals (see `evalsite.fidelity.items_talk`).
+aspects, 5.85 and 1.19 bits for people; gpt-3.5 given a name, 71, 4.86 and 0.29. The plug-in
+entropies have no interval; ``aspect_entropy_cs`` and ``sentiment_entropy_cs`` are the
+Chao–Shen entropies of the same labels, with a jackknife CI over responders
+(`evalsite.fidelity.common.entropy_measures`).
 """
 
 from __future__ import annotations
@@ -22,8 +24,7 @@ from evalsite.fidelity.common import (
     RESPONDERS,
     FloatArray,
     Measured,
-    entropy_bits,
-    measured,
+    entropy_measures,
 )
 
 
@@ -42,17 +43,30 @@ class OpenPrefMeasures:
     n_labels: int
     aspect_entropy: Measured
     sentiment_entropy: Measured
+    aspect_entropy_cs: Measured
+    sentiment_entropy_cs: Measured
 
     def as_json(self) -> dict[str, object]:
-        aspect, sentiment = self.aspect_entropy, self.sentiment_entropy
+        aspect, sentiment = self.aspect_entropy_cs, self.sentiment_entropy_cs
         return {
             "n_aspects": self.n_aspects,
             "n_labels": self.n_labels,
-            "aspect_entropy": aspect.value,
-            "aspect_entropy_ci": None if aspect.ci is None else list(aspect.ci),
-            "sentiment_entropy": sentiment.value,
-            "sentiment_entropy_ci": None if sentiment.ci is None else list(sentiment.ci),
-            "notes": list(dict.fromkeys([*aspect.notes, *sentiment.notes])),
+            "aspect_entropy": self.aspect_entropy.value,
+            "aspect_entropy_cs": aspect.value,
+            "aspect_entropy_cs_ci": None if aspect.ci is None else list(aspect.ci),
+            "sentiment_entropy": self.sentiment_entropy.value,
+            "sentiment_entropy_cs": sentiment.value,
+            "sentiment_entropy_cs_ci": None if sentiment.ci is None else list(sentiment.ci),
+            "notes": list(
+                dict.fromkeys(
+                    [
+                        *self.aspect_entropy.notes,
+                        *aspect.notes,
+                        *self.sentiment_entropy.notes,
+                        *sentiment.notes,
+                    ]
+                )
+            ),
         }
 
 
@@ -71,25 +85,30 @@ def open_pref(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> OpenPrefMeasures:
-    """Aspect count and the entropies of aspects and sentiments of one group's labels."""
+    """Aspect count and the entropies of aspects and sentiments of one group's labels.
+
+    ``seed`` is unused (the jackknife draws nothing); it is kept so that every measure is
+    called alike.
+    """
     responders = [label.responder for label in labels]
     aspects = _counts(responders, [label.aspect.strip().lower() for label in labels])
     sentiments = _counts(responders, [label.sentiment.strip().lower() for label in labels])
 
-    def entropy_of(counts: FloatArray) -> Measured:
-        return measured(
-            lambda weights: entropy_bits(weights @ counts),
-            len(counts),
+    def entropies_of(counts: FloatArray) -> tuple[Measured, Measured]:
+        return entropy_measures(
+            counts,
             unit=RESPONDERS,
             resamples=resamples,
-            seed=seed,
-            interval="basic",
             undefined=Phrase(gettext_noop("no aspect is labelled")),
         )
 
+    aspect_entropy, aspect_entropy_cs = entropies_of(aspects)
+    sentiment_entropy, sentiment_entropy_cs = entropies_of(sentiments)
     return OpenPrefMeasures(
         n_aspects=aspects.shape[1],
         n_labels=len(labels),
-        aspect_entropy=entropy_of(aspects),
-        sentiment_entropy=entropy_of(sentiments),
+        aspect_entropy=aspect_entropy,
+        sentiment_entropy=sentiment_entropy,
+        aspect_entropy_cs=aspect_entropy_cs,
+        sentiment_entropy_cs=sentiment_entropy_cs,
     )

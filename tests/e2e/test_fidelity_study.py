@@ -167,12 +167,20 @@ def test_a_study_set_up_through_the_pages_is_answered_and_reported_side_by_side(
             expect(cells.nth(2)).to_contain_text(yes_rate)
         verdicts = section.locator("ul.verdicts li")
         expect(verdicts).to_have_count(2)
-        # Four items give Pearson r no interval, and 4 prompts per person no alt-test.
+        # Four items give Pearson r no interval, and 4 prompts per person no alt-test: no test
+        # of the difference, and no standing in for people without the evidence.
         for index, (label, _) in enumerate(SIMULATORS):
             expect(verdicts.nth(index)).to_contain_text(
-                f"{label}: no verdict; Pearson r (rating, yes-rate) lacks a value or an "
-                "interval. The alt-test is not available: no human annotator has 30 items that "
-                "the LLM and another human also scored"
+                f"{label}: no test of the difference from people on Pearson r (rating, "
+                "yes-rate); a value or an interval is missing."
+            )
+            expect(verdicts.nth(index)).to_contain_text(
+                "The LLM cannot stand in for people: the alternative annotator test could not "
+                "be run"
+            )
+            expect(verdicts.nth(index)).to_contain_text(
+                "The alt-test is not available: no human annotator has 30 items that the LLM "
+                "and another human also scored"
             )
         references = section.locator("p.task-references")
         expect(references).to_contain_text(
@@ -189,8 +197,9 @@ def test_a_study_set_up_through_the_pages_is_answered_and_reported_side_by_side(
             "gpt-4, IH: entropy (bits) = 9.03"
         )
         # The IH simulator's persona and history hold all four films: nothing it names counts.
+        # Its cells: answers, Chao–Shen entropy, plug-in entropy, mentions.
         ih = talk.locator("table.measures tbody tr", has_text="sim IH")
-        expect(ih.locator("td").nth(2)).to_have_text("0")
+        expect(ih.locator("td").nth(3)).to_have_text("0")
     finally:
         fake.stop()
     assert not fake.violations and fake.unused == 0

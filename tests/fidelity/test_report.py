@@ -8,6 +8,7 @@ import openpyxl
 import pytest
 from django.utils import translation
 
+from evalsite.fidelity.common import AtCount
 from fidelity.content import (
     AcceptRejectPayload,
     AnswerPayload,
@@ -21,7 +22,13 @@ from fidelity.figures import measure_figure
 from fidelity.models import Answer, Prompt, Simulator, Study
 from fidelity.prompts import PromptCounts, make_prompts
 from fidelity.references import REFERENCES
-from fidelity.report import AltTestCell, Cell, GroupRow, simulator_alt_test, study_report, verdict
+from fidelity.report import (
+    Cell,
+    GroupRow,
+    simulator_alt_test,
+    study_report,
+    verdict,
+)
 from fidelity.sheets import csv_bytes, write_report_workbook
 
 COUNTS = PromptCounts(items_talk=2, open_pref=1, rec_request=1, items_per_persona=2)
@@ -68,7 +75,11 @@ def test_pearson_r_of_ratings_and_people_s_yes_rates_is_hand_computed(answered: 
     (alt,) = bin_pref.alt_tests
     assert alt.passed is None and "items" in alt.note
     (said,) = bin_pref.verdicts
-    assert said.close is None and "no verdict" in said.sentence
+    assert said.difference.outcome is None and "no test of the difference" in said.sentence
+    # An always-yes simulator never stands in for people, whatever else is missing.
+    assert said.rule is not None and not said.rule.stands_in
+    assert said.passed is False
+    assert "it gives the same answer to every item" in said.sentence
     frequent = dict(bin_pref.buckets)["frequent"]
     assert [row.cell("n_items").value for row in frequent] == [2.0, 2.0]
 
@@ -101,27 +112,80 @@ def test_items_talk_drops_each_prompt_s_own_items(study: Study) -> None:
     assert (people.cell("n_mentions").value, people.cell("n_distinct").value) == (4.0, 2.0)
 
 
-def _row(group: str, value: float | None, ci: tuple[float, float] | None) -> GroupRow:
-    return GroupRow(group, 10, (Cell("coherence", value, ci),))
+def _row(
+    group: str, value: float | None, ci: tuple[float, float] | None, measure: str = "coherence"
+) -> GroupRow:
+    return GroupRow(group, 10, (Cell(measure, value, ci),))
 
 
-def test_the_verdict_compares_intervals_and_adds_the_alt_test() -> None:
-    people = _row("people", 0.9, (0.8, 1.0))
+def test_the_difference_is_tested_against_the_margin() -> None:
+    # The difference's CI is d ± √(h_people² + h_simulator²), h each CI's half-width: with
+    # people at 0.65 [0.64, 0.66] and a margin of ±0.05 on the type–token ratio,
+    # 0.64 [0.63, 0.65] gives -0.01 ± 0.0141, inside the margin; 0.50 [0.45, 0.55] gives
+    # -0.15 ± 0.0510, wholly beyond it; 0.62 [0.57, 0.67] gives -0.03 ± 0.0510, reaching past
+    # it; and no CI gives no test.
+    people = _row("people", 0.65, (0.64, 0.66), "type_token_ratio")
     with translation.override("en"):
-        close = verdict("feedback", people, _row("a", 0.75, (0.6, 0.85)), None)
-        far = verdict("feedback", people, _row("b", 0.5, (0.4, 0.6)), None)
-        inside = verdict("feedback", people, _row("c", 0.85, None), None)
-        failed = verdict("feedback", people, _row("d", 0.85, None), simulator_alt_test([], [], "d"))
-    assert close.close is True and "is close to people" in close.sentence
-    assert far.close is False and "is not close" in far.sentence
-    assert inside.close is True
-    assert failed.close is True and "not available" in failed.sentence
-    alone = _row("people", 0.9, None)
+        near = verdict(
+            "rec_request", people, _row("a", 0.64, (0.63, 0.65), "type_token_ratio"), None
+        )
+        far = verdict("rec_request", people, _row("b", 0.5, (0.45, 0.55), "type_token_ratio"), None)
+        wide = verdict(
+            "rec_request", people, _row("c", 0.62, (0.57, 0.67), "type_token_ratio"), None
+        )
+        bare = verdict("rec_request", people, _row("d", 0.65, None, "type_token_ratio"), None)
+    assert near.difference.outcome == "equivalent" and near.passed is True
+    assert near.difference.ci == pytest.approx(
+        (-0.01 - math.hypot(0.01, 0.01), -0.01 + math.hypot(0.01, 0.01))
+    )
+    assert (
+        "a is equivalent to people on type–token ratio within the margin of ±0.05" in near.sentence
+    )
+    assert "the difference is -0.01 [-0.02, +0.00]" in near.sentence
+    assert far.difference.outcome == "different" and far.passed is False
+    assert (
+        "b differs from people on type–token ratio by more than the margin of ±0.05" in far.sentence
+    )
+    assert wide.difference.outcome == "inconclusive" and wide.passed is None
+    assert "c is not shown to be equivalent to people" in wide.sentence
+    assert bare.difference.outcome is None and bare.passed is None
+    assert "d: no test of the difference from people" in bare.sentence
+    # This task's answers are not scored against people's: no stand-in verdict at all.
+    assert near.rule is None and "not judged on this task" in near.sentence
+    assert "The LLM can stand in" not in near.sentence
+
+
+def test_items_talk_compares_at_the_simulator_s_count() -> None:
+    people = _row("people", 9.0, (8.8, 9.2), "entropy_cs_bits")
+    sim = _row("sim", 7.0, (6.8, 7.2), "entropy_cs_bits")
+    at_count = AtCount(count=40, repeats=200, mean=7.1, sd=0.1, low=6.9, high=7.3)
     with translation.override("en"):
-        unknown = verdict("feedback", alone, _row("e", 0.85, None), AltTestCell("e", True, 1.0))
-        beaten = verdict("feedback", people, _row("f", 0.85, None), AltTestCell("f", False, 0.0))
-    assert unknown.close is None and "The alt-test passes" in unknown.sentence
-    assert beaten.close is False and "The alt-test fails" in beaten.sentence
+        said = verdict("items_talk", people, sim, None, at_count=at_count, subsampled="people")
+    # The people's mean at 40 answers, not their 9.0 over all answers, is compared: -0.1.
+    assert said.difference.difference == pytest.approx(-0.1)
+    assert said.difference.outcome == "equivalent"
+    assert (
+        "At the simulator's 40 answers, people's Chao–Shen entropy averages 7.10 bits over 200 "
+        "subsamples (s.d. 0.10; 2.5th to 97.5th percentile 6.90 to 7.30)."
+    ) in said.sentence
+    unmeasured = verdict("items_talk", people, sim, None, subsampled="people")
+    assert unmeasured.difference.outcome is None
+
+
+def test_the_report_subsamples_people_to_the_simulator_s_answers(study: Study) -> None:
+    make_prompts(study, COUNTS)
+    Simulator.objects.create(study=study, label="sim", configuration="DI")
+    for number, prompt in enumerate(study.prompts.filter(task="items_talk")):
+        for who in ("p1", "p2", "p3"):
+            _answer(prompt, "people", who, MentionsPayload("t", (f"x{number}", f"{who}{number}")))
+        _answer(prompt, "sim", prompt.key, MentionsPayload("t", (f"x{number}",)))
+    talk = next(task for task in study_report(study, resamples=0) if task.task == "items_talk")
+    (said,) = talk.verdicts
+    assert said.difference.subsampled == "people"
+    assert said.difference.at_count is not None
+    # Six answers of people, two of the simulator: people are drawn two answers at a time.
+    assert (said.difference.at_count.count, said.difference.at_count.repeats) == (2, 200)
+    assert talk.rows[0].cell("entropy_cs_bits").value is not None
 
 
 def test_the_alt_test_passes_a_simulator_that_answers_like_people() -> None:
@@ -150,6 +214,13 @@ def test_the_exports_hold_every_measure_and_verdict(answered: Study) -> None:
     assert book.sheetnames == ["measures", "verdicts"]
     verdicts = list(book["verdicts"].iter_rows(values_only=True))
     assert verdicts[0][:2] == ("task", "group") and len(verdicts) == 1 + 5
+    header = verdicts[0]
+    assert {"margin", "outcome", "at_count_mean", "stands_in", "failed_checks"} <= set(header)
+    shown = {(row[0], row[1]): dict(zip(header, row, strict=True)) for row in verdicts[1:]}
+    always_yes = shown[("bin_pref", "sim")]
+    assert always_yes["margin"] == 0.1 and always_yes["stands_in"] is False
+    assert "answers_vary" in str(always_yes["failed_checks"])
+    assert shown[("items_talk", "sim")]["stands_in"] is None
 
 
 def test_the_figure_draws_each_group_and_the_paper_s_lines() -> None:

@@ -17,7 +17,7 @@ from evalsite.llm.errors import LLMConfigError, LLMError
 
 # The measures each task's table shows, by their JSON names; a "_ci" key beside one is its CI.
 TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
-    "items_talk": ("entropy_bits", "n_mentions", "n_distinct", "n_responders"),
+    "items_talk": ("entropy_cs_bits", "entropy_bits", "n_mentions", "n_distinct", "n_responders"),
     "bin_pref": ("pearson_r", "yes_rate", "n_items", "n_answers"),
     "feedback": ("coherence", "accept_rate_positive", "reject_rate_negative", "n_responders"),
     "rec_request": ("type_token_ratio", "embedding_diversity", "n_requests", "n_responders"),

@@ -60,43 +60,80 @@ def test_nothing_left_after_removal_gives_null_with_a_note() -> None:
 def test_a_few_responders_give_no_interval_and_say_so() -> None:
     measures = items_talk([ItemsTalkAnswer(f"r{i}", (str(i),)) for i in range(4)])
     assert measures.entropy.value == pytest.approx(2.0)
+    assert measures.entropy.ci is None and measures.entropy_cs.ci is None
+    assert "only 4 responders" in measures.entropy_cs.notes[0]
+
+
+def test_the_plug_in_entropy_has_no_interval_and_says_why() -> None:
+    answers = [ItemsTalkAnswer(f"r{i}", (f"item{i % 6}", f"item{i % 5}")) for i in range(60)]
+    measures = items_talk(answers, resamples=300)
     assert measures.entropy.ci is None
-    assert "only 4 responders" in measures.entropy.notes[0]
+    assert "compare the Chao–Shen entropy" in measures.entropy.notes[0]
+    assert measures.as_json()["entropy_cs_ci"] is not None
 
 
 def test_the_interval_resamples_responders_not_mentions() -> None:
-    # Ten responders each mention their own item 50 times: log2(10) = 3.32 bits. Resampling
-    # the 500 mentions would keep nearly every item and every resample near 3.32; resampling
-    # responders draws about 6.5 distinct ones (entropy about 2.6): every resample lies below
-    # the value, so the basic interval, reflected about it, lies above it and says so.
-    answers = [ItemsTalkAnswer(f"r{i}", (f"item{i}",) * 50) for i in range(10)]
-    measures = items_talk(answers, resamples=400, seed=3)
-    assert measures.entropy.value == pytest.approx(math.log2(10))
-    assert measures.entropy.ci is not None
-    low, high = measures.entropy.ci
-    assert math.log2(10) < low < high
-    assert high > 4.0
-    assert "the CI lies above the value" in measures.entropy.notes[0]
+    # Both groups pool 30 A and 10 B. When each responder says A, A, A, B, leaving one out
+    # keeps the shares at 3/4 and 1/4 and the jackknife s.e. is 0; when ten say A three times
+    # and five say B twice, leaving one out moves the shares and the interval widens. Had
+    # mentions been the unit, the two groups would get the same interval.
+    mixed = [ItemsTalkAnswer(f"r{i}", ("A", "A", "A", "B")) for i in range(10)]
+    split = [ItemsTalkAnswer(f"r{i}", ("A",) * 3) for i in range(10)]
+    split += [ItemsTalkAnswer(f"s{i}", ("B",) * 2) for i in range(5)]
+    even, clustered = items_talk(mixed).entropy_cs, items_talk(split).entropy_cs
+    assert even.value == pytest.approx(clustered.value)
+    assert even.ci is not None and clustered.ci is not None
+    assert even.ci[1] - even.ci[0] == pytest.approx(0.0, abs=1e-9)
+    assert clustered.ci[1] - clustered.ci[0] > 0.01
 
 
 def test_the_interval_holds_the_value_on_many_responders() -> None:
-    # 60 responders over 6 items: resamples keep every item, so the bias is small and the
-    # interval holds the value, with no note.
     answers = [ItemsTalkAnswer(f"r{i}", (f"item{i % 6}", f"item{i % 5}")) for i in range(60)]
     measures = items_talk(answers, resamples=300, seed=1)
-    assert measures.entropy.ci is not None and measures.entropy.value is not None
-    low, high = measures.entropy.ci
-    assert low < measures.entropy.value < high
-    assert measures.entropy.notes == ()
+    entropy = measures.entropy_cs
+    assert entropy.ci is not None and entropy.value is not None
+    low, high = entropy.ci
+    assert low < entropy.value < high
+    # value ± 1.96 s.e.: the interval is symmetric about the value.
+    assert entropy.value - low == pytest.approx(high - entropy.value)
+    assert entropy.notes == ()
 
 
-def test_the_interval_is_seeded() -> None:
+def test_the_interval_does_not_depend_on_the_seed() -> None:
+    # The jackknife leaves each responder out once: there is nothing to draw.
     answers = [ItemsTalkAnswer(f"r{i}", (f"x{i % 4}", f"y{i % 7}")) for i in range(15)]
-    first = items_talk(answers, resamples=200, seed=5).entropy.ci
-    again = items_talk(answers, resamples=200, seed=5).entropy.ci
-    other = items_talk(answers, resamples=200, seed=6).entropy.ci
-    assert first == again
-    assert first != other
+    first = items_talk(answers, resamples=200, seed=5).entropy_cs.ci
+    other = items_talk(answers, resamples=200, seed=6).entropy_cs.ci
+    assert first is not None
+    assert first == other
+    assert items_talk(answers, resamples=0).entropy_cs.ci is None
+
+
+def test_a_responder_who_holds_every_mention_leaves_no_interval() -> None:
+    answers = [ItemsTalkAnswer("r0", ("A", "B", "C"))]
+    answers += [ItemsTalkAnswer(f"r{i}", ()) for i in range(1, 12)]
+    entropy = items_talk(answers).entropy_cs
+    assert entropy.value is not None and entropy.ci is None
+    assert "leaves nothing to measure" in entropy.notes[0]
+
+
+def test_at_count_subsamples_the_group_s_answers() -> None:
+    # 40 answers, each naming one of 8 items once (5 answers per item). Five answers at a
+    # time name from 2 to 5 items, so the entropy at 5 answers varies from subsample to
+    # subsample, and differs from the entropy of all 40.
+    answers = [ItemsTalkAnswer(f"r{i}", (f"item{i % 8}",)) for i in range(40)]
+    measures = items_talk(answers, resamples=0)
+    assert measures.n_answers == 40
+    at_five = measures.at_count(5, repeats=50, seed=3)
+    assert at_five is not None
+    assert (at_five.count, at_five.repeats) == (5, 50)
+    assert at_five.low <= at_five.mean <= at_five.high
+    assert at_five.sd > 0 and at_five.low < at_five.high
+    assert measures.entropy_cs.value is not None
+    assert at_five.mean != pytest.approx(measures.entropy_cs.value)
+    assert measures.at_count(5, repeats=50, seed=3) == at_five
+    assert measures.at_count(5, repeats=50, seed=4) != at_five
+    assert measures.at_count(40) is None and measures.at_count(60) is None
 
 
 def test_several_answers_of_one_responder_are_one_unit() -> None:
