@@ -236,6 +236,23 @@ def test_it_correlates_the_llm_with_the_human_mean(small_result: dict[str, Any])
     assert any("at least 10" in note for note in block["notes"])
 
 
+def test_each_agreement_rate_has_its_chance_levels(small_result: dict[str, Any]) -> None:
+    manner = small_result["evaluations"][0]["dimensions"]["manner"]
+    # 8 (gpt, person) pairs. gpt's shares 4, 2, 3, 1: 2/8 each; the people's (4 4 2 3 5 5 1 2)
+    # 1 1/8, 2 2/8, 3 1/8, 4 2/8, 5 2/8. Exact: 2·(2 + 2 + 1 + 1)/64. Within one: 4 meets
+    # 3, 4, 5 (5), 2 meets 1, 2, 3 (4), 3 meets 2, 3, 4 (5), 1 meets 1, 2 (3): 2·17/64.
+    assert manner["chance"]["exact_agreement"]["marginals"] == pytest.approx(12 / 64)
+    assert manner["chance"]["within_one"]["marginals"] == pytest.approx(34 / 64)
+    assert manner["within_one"] == pytest.approx(6 / 8)  # 3 against 5 is two apart, twice
+    assert manner["chance"]["scale_points"] == 5
+    assert manner["chance"]["within_one"]["uniform"] == pytest.approx(13 / 25)
+    acceptance = small_result["evaluations"][0]["dimensions"]["acceptance_follows_preferences"]
+    # gpt 1, 0, 1 against people's 1 1 / 0 0 / 1 0: 4/6 · 3/6 + 2/6 · 3/6.
+    assert acceptance["chance"]["exact_agreement"] == {"uniform": 0.5, "marginals": 0.5}
+    assert acceptance["within_one"] is None
+    assert acceptance["chance"]["within_one"] == {"uniform": None, "marginals": None}
+
+
 def test_it_breaks_each_dimension_down_by_system_and_persona(
     small_result: dict[str, Any],
 ) -> None:
@@ -595,6 +612,11 @@ def test_the_page_shows_the_summary_breakdowns_and_figures(
     ]
     assert "α LLM–humans" in pairwise
     assert "chance 50%; p = 0.750 against chance" in pairwise
+    rates = text[text.index('id="rates"') : text.index("</section>", text.index('id="rates"'))]
+    assert rates.count("<tr data-dimension=") == 4
+    assert "0.19 uniform" not in rates  # the uniform level of exact agreement on 1–5 is 0.20
+    assert "0.20 uniform on the scale; 0.19 from the observed answers" in rates
+    assert "0.52 uniform on the scale; 0.53 from the observed answers" in rates
     assert '<p class="pairwise-verdict">Better response: The LLM cannot stand in for people' in (
         unescape(pairwise)
     )

@@ -143,8 +143,22 @@ def test_within_one_is_null_on_yes_no_data_read_without_a_scale() -> None:
     frame = campaign(4, "random")
     block = agreement_blocks(frame, llm="llm", level="ordinal", resamples=100, seed=4)["all"]
     assert block.within_one is None and block.within_one_ci is None
-    assert any("the scores take only the values 0 and 1" in str(note) for note in block.notes)
+    assert any("the scores take at most two values" in str(note) for note in block.notes)
     assert block.exact_agreement is not None
+    # What a random LLM's exact agreement is to be read against: about 0.5 on a two-point scale
+    # and from the observed shares (people "yes" 80% of the time, the LLM half).
+    assert block.chance.scale_points == 2 and block.chance.exact_uniform == 0.5
+    assert block.chance.exact_marginals == pytest.approx(0.5, abs=0.1)
+    assert block.chance.within_one_uniform is None
+
+
+def test_within_one_is_null_on_any_two_values_whatever_the_level() -> None:
+    # Yes/no coded 1 and 5: every unequal pair is 4 steps apart, so within one = exact agreement.
+    frame = campaign(4, "random").assign(score=lambda f: 1 + 4 * f["score"])
+    for level in ("ordinal", "interval", "ratio"):
+        for scale in (None, (1.0, 5.0)):
+            block = agreement_blocks(frame, llm="llm", level=level, scale=scale, resamples=0)
+            assert block["all"].within_one is None, (level, scale)
 
 
 def pooled_frame(transcripts: int, seed: int) -> pd.DataFrame:
