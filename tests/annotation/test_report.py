@@ -13,12 +13,13 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from annotation.models import Assignment, Campaign, LLMScore, Response, Transcript
 from annotation.report import cache, compute, dimensions, items
 from annotation.report import verdict as report_verdict
 from annotation.report.figures import alpha_colour, heatmap_figure
+from annotation.report.page import chance_text
 from evalsite import jobs, roles
 from evalsite.models import Job
 from tests.annotation.conftest import dialogue, pairwise, person
@@ -251,6 +252,16 @@ def test_each_agreement_rate_has_its_chance_levels(small_result: dict[str, Any])
     assert acceptance["chance"]["exact_agreement"] == {"uniform": 0.5, "marginals": 0.5}
     assert acceptance["within_one"] is None
     assert acceptance["chance"]["within_one"] == {"uniform": None, "marginals": None}
+
+
+def test_the_chance_levels_read_in_both_languages() -> None:
+    with translation.override("en"):
+        assert (
+            chance_text(0.2, 0.1875) == "0.20 uniform on the scale; 0.19 from the observed answers"
+        )
+    with translation.override("zh-hans"):
+        assert chance_text(0.2, 0.1875) == "量表上均匀随机为 0.20；按观察到的答案分布为 0.19"
+        assert chance_text(None, None) == "—"
 
 
 def test_it_breaks_each_dimension_down_by_system_and_persona(
