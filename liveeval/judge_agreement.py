@@ -7,8 +7,11 @@ Plain functions over the `SessionRow`s of `liveeval.metrics` (no Django).
 - Simulated users are set against human judges on the (task, system) pairs both rated: the
   correlations and exact agreement of old, and the verdict's evidence, which treats the simulated
   users as the "LLM" of the alternative annotator test (Calderon, Reichart and Dror 2025) and
-  sets α(simulated, judge) beside α(judge, judge). `sources_verdict` sums it up; the sentence
-  itself is worded, and translated, where it is shown.
+  sets α(simulated, judge) beside α(judge, judge). `sources_verdict` sums it up by the one rule
+  of `evalsite.agreement.verdict` that the agreement report and judge alignment apply: the
+  alt-test passes, α(simulated, judge) is above 0 and not significantly below α(judge, judge),
+  and the simulated ratings vary. The sentence itself is worded, and translated, where it is
+  shown.
 """
 
 from __future__ import annotations
@@ -32,7 +35,14 @@ from evalsite.agreement.alt_test import (
     alt_test,
     default_scoring,
 )
-from evalsite.agreement.clusters import cluster_bootstrap_ci
+from evalsite.agreement.clusters import (
+    MIN_CLUSTERS_FOR_INTERVAL,
+    Interval,
+    cluster_bootstrap_ci,
+    cluster_distributions,
+    interval_of,
+    too_few_clusters,
+)
 from evalsite.agreement.common import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
@@ -44,6 +54,7 @@ from evalsite.agreement.correlations import HUMAN_MEAN, Correlation, correlation
 from evalsite.agreement.pairwise_alpha import MeanAlpha, MeanPairAlphaStatistic, llm_human_alpha
 from evalsite.agreement.phrases import Phrase, gettext_noop, reason_of
 from evalsite.agreement.score_matrix import ScoreMatrix
+from evalsite.agreement.verdict import StandIn, stand_in
 from liveeval.metrics import (
     MEASURES,
     SOURCES,
@@ -185,7 +196,9 @@ class SourceAgreement:
     `DEFAULT_MIN_ITEMS` pairs also rated by a simulated user and another judge;
     ``alt_test_most_pairs`` is the most such pairs any judge has. ``alpha_vs_judges`` is the
     mean over judges of α(simulated, judge) and ``alpha_between_judges`` the mean α over pairs
-    of judges, the ceiling; their intervals resample tasks, as the leaderboard's do.
+    of judges, the ceiling; their intervals resample tasks, as the leaderboard's do, and
+    ``alpha_gap`` is the interval of their difference on the same resamples.
+    ``distinct_answers`` counts the distinct summary ratings of the simulated users.
     """
 
     measure: str
@@ -202,6 +215,19 @@ class SourceAgreement:
     alpha_vs_judges: MeanAlpha
     alpha_between_judges: MeanAlpha
     note: str | None
+    alpha_gap: Interval
+    distinct_answers: int
+
+    @property
+    def verdict(self) -> StandIn:
+        """Whether the simulated users can stand in for the judges on this measure, by the one
+        rule (`evalsite.agreement.verdict.stand_in`)."""
+        return stand_in(
+            self.alt_test_result,
+            self.alpha_vs_judges.interval.bounds,
+            self.alpha_gap.bounds,
+            self.distinct_answers,
+        )
 
     @property
     def alt_test_result(self) -> AltTestResult | None:
@@ -260,9 +286,9 @@ def _most_alt_test_pairs(scores: ScoreMatrix) -> int:
     return int(usable.sum(axis=0).max(initial=0))
 
 
-def _with_task_interval(
-    mean: MeanAlpha,
-    columns: list[tuple[int, int]],
+def _task_intervals(
+    means: Mapping[str, MeanAlpha],
+    columns: Mapping[str, list[tuple[int, int]]],
     raters: npt.NDArray[np.float64],
     level: Level,
     tasks: list[TaskId],
@@ -270,21 +296,40 @@ def _with_task_interval(
     resamples: int,
     seed: int,
     confidence: float,
-) -> MeanAlpha:
-    """``mean`` with an interval from resampling tasks; ``columns`` gives, for each of its
-    pairs in order, the two columns of ``raters`` that the pair compares."""
-    matrices = [
-        raters[:, list(pair_columns)]
-        for pair, pair_columns in zip(mean.pairs, columns, strict=True)
-        if pair.alpha is not None
-    ]
-    if not matrices or resamples == 0:
-        return mean
-    statistic = MeanPairAlphaStatistic(matrices, level)
-    interval = cluster_bootstrap_ci(
-        statistic, tasks, resamples=resamples, seed=seed, confidence=confidence
-    )
-    return replace(mean, interval=interval)
+) -> tuple[dict[str, MeanAlpha], Interval]:
+    """Each mean with an interval from resampling tasks, and the interval of the first mean
+    minus the second on the same resamples. ``columns[name]`` gives, for each pair of
+    ``means[name]`` in order, the two columns of ``raters`` that the pair compares."""
+    statistics = {}
+    for name, mean in means.items():
+        matrices = [
+            raters[:, list(pair_columns)]
+            for pair, pair_columns in zip(mean.pairs, columns[name], strict=True)
+            if pair.alpha is not None
+        ]
+        if matrices:
+            statistics[name] = MeanPairAlphaStatistic(matrices, level)
+    if not statistics or resamples == 0:
+        return dict(means), Interval(None)
+    reason = too_few_clusters(tasks, MIN_CLUSTERS_FOR_INTERVAL)
+    if reason is not None:
+        return {
+            name: replace(mean, interval=Interval(None, reason)) if name in statistics else mean
+            for name, mean in means.items()
+        }, Interval(None, reason)
+    distributions = cluster_distributions(statistics, tasks, resamples=resamples, seed=seed)
+    found = {
+        name: replace(mean, interval=interval_of(distributions[name], confidence))
+        if name in distributions
+        else mean
+        for name, mean in means.items()
+    }
+    first, second = means
+    if {first, second} <= distributions.keys():
+        gap = interval_of(distributions[first] - distributions[second], confidence)
+    else:
+        gap = Interval(None)
+    return found, gap
 
 
 def _judge_alphas(
@@ -295,9 +340,9 @@ def _judge_alphas(
     resamples: int,
     seed: int,
     confidence: float,
-) -> tuple[MeanAlpha, MeanAlpha]:
+) -> tuple[MeanAlpha, MeanAlpha, Interval]:
     """α(simulated, judge) averaged over judges and α(judge, judge) averaged over pairs, each
-    with an interval that resamples tasks."""
+    with an interval that resamples tasks, and the interval of their difference."""
     found = llm_human_alpha(scores, level, resamples=0)
     n_judges = len(scores.humans)
     # Column 0 is the simulated users', column k + 1 judge k's: the pairs' order in `found`.
@@ -307,20 +352,10 @@ def _judge_alphas(
         "between": [(first + 1, second + 1) for first, second in combinations(range(n_judges), 2)],
     }
     means = {"versus": found.llm_vs_humans, "between": found.humans_pairwise}
-    resampled = {
-        name: _with_task_interval(
-            means[name],
-            pairs[name],
-            raters,
-            level,
-            tasks,
-            resamples=resamples,
-            seed=seed,
-            confidence=confidence,
-        )
-        for name in means
-    }
-    return resampled["versus"], resampled["between"]
+    resampled, gap = _task_intervals(
+        means, pairs, raters, level, tasks, resamples=resamples, seed=seed, confidence=confidence
+    )
+    return resampled["versus"], resampled["between"], gap
 
 
 def _correlations_and_matches(
@@ -392,9 +427,10 @@ def agreement_between_sources(
                 symbol=measure.symbol,
             )
         scores, tasks = _simulated_against_judges(sessions, measure)
-        versus, between = _judge_alphas(
+        versus, between, gap = _judge_alphas(
             scores, measure.level, tasks, resamples=resamples, seed=seed, confidence=confidence
         )
+        simulated = scores.llm_scores[~np.isnan(scores.llm_scores)]
         results[measure.name] = SourceAgreement(
             measure=measure.name,
             symbol=measure.symbol,
@@ -415,25 +451,30 @@ def agreement_between_sources(
             alpha_vs_judges=versus,
             alpha_between_judges=between,
             note=note,
+            alpha_gap=gap,
+            distinct_answers=len(np.unique(simulated)),
         )
     return results
 
 
 @dataclass(frozen=True)
 class SourcesVerdict:
-    """What the verdict on simulated users rests on: the measures (by symbol) on which the
-    alt-test ``passed``, ``failed``, or could not run (``untested``), at ``epsilon``."""
+    """What the verdict on simulated users rests on, by measure symbol: where they stand in by
+    the one rule (``passed``), where the alt-test ran but some check failed (``failed``, with
+    each measure's `StandIn` in ``failures`` naming what failed), and where the alt-test could
+    not run (``untested``), at ``epsilon``."""
 
     passed: tuple[str, ...]
     failed: tuple[str, ...]
     untested: tuple[str, ...]
     epsilon: float
     min_items: int
+    failures: tuple[tuple[str, StandIn], ...] = ()
 
     @property
     def outcome(self) -> Literal["stand_in", "cannot_stand_in", "mixed", "no_verdict"]:
-        """``stand_in`` when the test passed wherever it ran, ``cannot_stand_in`` when it
-        failed wherever it ran, ``mixed`` otherwise, ``no_verdict`` when it ran nowhere."""
+        """``stand_in`` when the rule held wherever the alt-test ran, ``cannot_stand_in`` when
+        it failed wherever it ran, ``mixed`` otherwise, ``no_verdict`` when it ran nowhere."""
         if self.passed and self.failed:
             return "mixed"
         if self.passed:
@@ -442,15 +483,23 @@ class SourcesVerdict:
 
 
 def sources_verdict(between: Mapping[str, SourceAgreement]) -> SourcesVerdict:
-    """The alt-test's outcome on each measure of `agreement_between_sources`.
+    """The one rule's verdict on each measure of `agreement_between_sources`.
 
-    Never built from α with the simulated users counted as one more judge, half of whose pairs
-    would be between judges.
+    A measure whose alt-test could not run is untested: it gets no verdict either way. Never
+    built from α with the simulated users counted as one more judge, half of whose pairs would
+    be between judges, nor from the alt-test alone, which a constant rating can pass.
     """
     outcomes: dict[str, list[str]] = {"passed": [], "failed": [], "untested": []}
+    failures = []
     for agreement in between.values():
-        result = agreement.alt_test_result
-        key = "untested" if result is None else "passed" if result.passed else "failed"
+        verdict = agreement.verdict
+        if agreement.alt_test_result is None:
+            key = "untested"
+        elif verdict.stands_in:
+            key = "passed"
+        else:
+            key = "failed"
+            failures.append((agreement.symbol, verdict))
         outcomes[key].append(agreement.symbol)
     return SourcesVerdict(
         passed=tuple(outcomes["passed"]),
@@ -458,4 +507,5 @@ def sources_verdict(between: Mapping[str, SourceAgreement]) -> SourcesVerdict:
         untested=tuple(outcomes["untested"]),
         epsilon=DEFAULT_EPSILON,
         min_items=DEFAULT_MIN_ITEMS,
+        failures=tuple(failures),
     )

@@ -10,7 +10,7 @@ from django.http import HttpResponse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from evalsite.agreement.phrases import listed, shown
+from evalsite.agreement.phrases import Phrase, gettext_noop, listed, shown
 from evalsite.downloads import csv_download, file_stem, xlsx_download
 from evalsite.language import is_chinese
 from evalsite.spreadsheets import BarChartSpec, CellValue, Sheet, write_csv, write_workbook
@@ -66,25 +66,31 @@ def _alpha_text(value: float | None) -> str:
 def sources_verdict_sentence(between: Mapping[str, judge_agreement.SourceAgreement]) -> str:
     """The "simulated vs human judges" verdict, in the reader's language.
 
-    Built from the alternative annotator test and from α(simulated, judge) beside α(judge,
-    judge); never from α with the simulated users counted as one more judge.
+    Built by the one rule of `evalsite.agreement.verdict`, as the agreement report's and judge
+    alignment's are: the alternative annotator test, α(simulated, judge) above 0 and not
+    significantly below α(judge, judge), ratings that vary; each measure that fails names what
+    failed. Never from α with the simulated users counted as one more judge.
     """
     verdict = judge_agreement.sources_verdict(between)
     epsilon = f"{verdict.epsilon:g}"
     if verdict.outcome == "stand_in":
         opening = _(
-            "Simulated users can stand in for the human judges on %(measures)s: in the "
-            "alternative annotator test (ε = %(epsilon)s) they beat at least half of the judges."
+            "Simulated users can stand in for the human judges on %(measures)s: they pass the "
+            "alternative annotator test (ε = %(epsilon)s), their α with the judges is above 0 "
+            "and not significantly below α between judges, and their ratings vary."
         ) % {"measures": listed(verdict.passed), "epsilon": epsilon}
     elif verdict.outcome == "cannot_stand_in":
         opening = _(
-            "Simulated users cannot stand in for the human judges on %(measures)s: in the "
-            "alternative annotator test (ε = %(epsilon)s) they beat fewer than half of the judges."
+            "Simulated users cannot stand in for the human judges on %(measures)s: on each, "
+            "at least one check of the rule fails (alternative annotator test at ε = "
+            "%(epsilon)s, α with the judges above 0 and not significantly below α between "
+            "judges, ratings that vary)."
         ) % {"measures": listed(verdict.failed), "epsilon": epsilon}
     elif verdict.outcome == "mixed":
         opening = _(
             "Simulated users can stand in for the human judges on %(passed)s but not on "
-            "%(failed)s (alternative annotator test, ε = %(epsilon)s)."
+            "%(failed)s (alternative annotator test at ε = %(epsilon)s, α with the judges above "
+            "0 and not significantly below α between judges, ratings that vary)."
         ) % {
             "passed": listed(verdict.passed),
             "failed": listed(verdict.failed),
@@ -97,6 +103,14 @@ def sources_verdict_sentence(between: Mapping[str, judge_agreement.SourceAgreeme
             "that a simulated user and another judge also rated."
         ) % {"needed": verdict.min_items}
     sentences = [opening]
+    sentences.extend(
+        shown(
+            Phrase(
+                gettext_noop("%(measure)s: %(reasons)s."), measure=symbol, reasons=failure.reasons
+            )
+        )
+        for symbol, failure in verdict.failures
+    )
     if verdict.untested and verdict.outcome != "no_verdict":
         sentences.append(
             _("The test could not run on %(measures)s.") % {"measures": listed(verdict.untested)}

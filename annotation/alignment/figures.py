@@ -2,8 +2,9 @@
 
 MAE against the human mean (with a bootstrap CI over items), α of the LLM with each human
 beside α between humans, the alternative annotator test at the campaign's ε, and the ordinal
-confusion matrix against the human consensus. The same figures serve the raw scores and the
-calibrated ones, on the calibration split and on the held-out split.
+confusion matrix against the human consensus, and the spread of the LLM's scores beside the
+people's (`ScoreSpread`). The same figures serve the raw scores and the calibrated ones, on the
+calibration split and on the held-out split.
 """
 
 from __future__ import annotations
@@ -33,6 +34,43 @@ from evalsite.agreement.verdict import StandIn, stand_in
 
 BoolArray = npt.NDArray[np.bool_]
 
+# Scores whose s.d. is below this share of the people's are said to be shrunk. A calibrated score
+# predicts the people's mean, so it spreads less than one person's scores do; below 0.8 the
+# evaluator's scores have lost a fifth of a person's spread, which the page says in words.
+SHRUNK_SPREAD_RATIO = 0.8
+
+
+@dataclass(frozen=True)
+class ScoreSpread:
+    """The s.d. of the LLM's scores and of the people's scores on the same items.
+
+    ``people_sd`` pools every human score of the items the LLM scored (one person's answer is
+    what a stand-in replaces); both are population s.d. (ddof = 0).
+    """
+
+    llm_sd: float
+    people_sd: float
+
+    @property
+    def ratio(self) -> float | None:
+        return None if self.people_sd == 0 else self.llm_sd / self.people_sd
+
+    @property
+    def shrunk(self) -> bool:
+        """Whether the LLM's scores spread less than `SHRUNK_SPREAD_RATIO` of the people's."""
+        return self.ratio is not None and self.ratio < SHRUNK_SPREAD_RATIO
+
+
+def score_spread(matrix: ScoreMatrix) -> ScoreSpread | None:
+    """The spread of ``matrix``'s LLM scores beside its people's on the items the LLM scored;
+    None when the LLM scored no item that a person scored."""
+    scored = ~np.isnan(matrix.llm_scores)
+    people = matrix.human_scores[scored]
+    people = people[~np.isnan(people)]
+    if not people.size:
+        return None
+    return ScoreSpread(float(np.std(matrix.llm_scores[scored])), float(np.std(people)))
+
 
 @dataclass(frozen=True)
 class AgreementFigures:
@@ -45,6 +83,7 @@ class AgreementFigures:
     alt: AltTestResult | AltTestUnavailable
     confusion: OrdinalConfusion
     distinct_answers: int = 0
+    spread: ScoreSpread | None = None
 
     @property
     def verdict(self) -> StandIn:
@@ -103,6 +142,7 @@ def agreement_figures(
             human_consensus(matrix.human_scores), matrix.llm_scores, points
         ),
         distinct_answers=len(np.unique(matrix.llm_scores[~np.isnan(matrix.llm_scores)])),
+        spread=score_spread(matrix),
     )
 
 

@@ -8,6 +8,10 @@ dimension when, on the held-out items, those scores meet the one rule of
 of its α with people lies above 0 and reaches α between people, and its answers vary.
 A gain is claimed only when its paired CI lies above 0; otherwise the verdict says there is no
 evidence of improvement. A collapsed map's lower MAE is shown and never taken as evidence.
+
+Calibration pulls scores toward the people's mean, which the neg-RMSE alt-test rewards; so when
+the calibrated scores judged spread less than `SHRUNK_SPREAD_RATIO` of the people's s.d. on the
+same held-out items, the verdict says so in a sentence of its own (`spread_sentence`).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from dataclasses import dataclass
 from django.utils.translation import gettext as _
 
 from annotation.alignment.comparison import VersionOnDimension
-from annotation.alignment.figures import AgreementFigures
+from annotation.alignment.figures import SHRUNK_SPREAD_RATIO, AgreementFigures
 from annotation.alignment.paired import PairedDifference
 from evalsite.agreement.phrases import shown
 
@@ -65,6 +69,25 @@ def dimension_verdict(row: VersionOnDimension, name: str) -> DimensionVerdict:
         calibration_gain=row.calibration_gain,
         gain_over_first=row.gain_over_first,
     )
+
+
+def spread_sentence(name: str, figures: AgreementFigures) -> str | None:
+    """What calibration did to the spread of the scores, when it shrank them; else None."""
+    spread = figures.spread
+    if spread is None or not spread.shrunk or spread.ratio is None:
+        return None
+    return _(
+        "%(dimension)s: calibration shrinks the spread of the scores: on the held-out items "
+        "their s.d. is %(llm).2f against %(people).2f for people's scores (%(ratio).2f times, "
+        "below %(limit)s). A calibrated score predicts the people's mean, not one person's "
+        "answer, and the alternative annotator test rewards that."
+    ) % {
+        "dimension": name,
+        "llm": spread.llm_sd,
+        "people": spread.people_sd,
+        "ratio": spread.ratio,
+        "limit": f"{SHRUNK_SPREAD_RATIO:g}",
+    }
 
 
 def _interval(difference: PairedDifference) -> str:
@@ -161,6 +184,10 @@ def replacement_verdict(
                 _("%(dimension)s: %(reason)s")
                 % {"dimension": row.name, "reason": shown(row.figures.verdict.sentence)}
             )
+    for row in verdicts:
+        shrunk = spread_sentence(row.name, row.figures) if row.calibrated else None
+        if shrunk is not None:
+            sentences.append(shrunk)
     for row in verdicts:
         gain = _gain_sentence(row.name, row.calibration_gain, row.collapsed_note)
         if gain is not None:

@@ -74,6 +74,9 @@ HELD_OUT_HEADER = (
     "alt_test_note",
     "exact_agreement",
     "within_one",
+    # The s.d. of these scores and of people's scores on the same items (`ScoreSpread`).
+    "scores_sd",
+    "people_sd",
     "gain",
     "gain_low",
     "gain_high",
@@ -161,6 +164,8 @@ def _figures(figures: AgreementFigures) -> list[CellValue]:
         "" if passed else getattr(alt, "note", ""),
         figures.confusion.exact,
         figures.confusion.within_one,
+        None if figures.spread is None else figures.spread.llm_sd,
+        None if figures.spread is None else figures.spread.people_sd,
     ]
 
 

@@ -39,7 +39,7 @@ from evalsite.agreement.phrases import Phrase
 from evalsite.agreement.rates import RatioOfSums
 
 # Raised whenever the stored shape of a report changes, so older results count as stale.
-REPORT_VERSION = 3
+REPORT_VERSION = 4
 
 
 BREAKDOWNS = ("system", "persona_emotion", "persona_age_group")

@@ -23,9 +23,11 @@ from annotation.report.rows import (
     ALT_TEST_PASSED,
     ALT_TEST_WINNING_RATE,
     BREAKDOWN,
+    EXACT_AGREEMENT,
     HEADLINE,
     MAE,
     PEARSON_R,
+    WITHIN_ONE,
     Column,
     levels_of,
     pairwise_blocks,
@@ -220,6 +222,50 @@ class PairwiseRow:
     verdict: str
 
 
+@dataclass(frozen=True)
+class RateRow:
+    """Exact and within-one agreement of one dimension, each beside its chance levels."""
+
+    key: str
+    name: str
+    exact: Cell
+    exact_chance: str
+    within_one: Cell
+    within_one_chance: str
+
+
+def chance_text(uniform: float | None, marginals: float | None) -> str:
+    """The two chance levels of a rate, or a dash when neither is known."""
+    if uniform is None and marginals is None:
+        return "—"
+    return gettext("%(uniform)s uniform on the scale; %(marginals)s from the observed answers") % {
+        "uniform": _number(uniform),
+        "marginals": _number(marginals),
+    }
+
+
+def _rates(result: dict[str, Any], evaluation: dict[str, Any]) -> list[RateRow]:
+    names = dimension_names(result)
+    rows = []
+    for key, block in rated_blocks(evaluation):
+        if block.error or block.agreement.exact_agreement is None:
+            continue
+        chance = block.agreement.chance
+        rows.append(
+            RateRow(
+                key=key,
+                name=names[key],
+                exact=column_cell(block, EXACT_AGREEMENT),
+                exact_chance=chance_text(chance.exact_uniform, chance.exact_marginals),
+                within_one=column_cell(block, WITHIN_ONE),
+                within_one_chance=chance_text(
+                    chance.within_one_uniform, chance.within_one_marginals
+                ),
+            )
+        )
+    return rows
+
+
 def _summary(result: dict[str, Any], evaluation: dict[str, Any]) -> list[SummaryRow]:
     names = dimension_names(result)
     levels = levels_of(result)
@@ -364,6 +410,7 @@ def report_context(
             for each in result["evaluations"]
         ],
         "pairwise": _pairwise(result, evaluation),
+        "rates": _rates(result, evaluation) if chosen else [],
         "per_system": _breakdown(result, evaluation, "system"),
         "per_persona": [
             {

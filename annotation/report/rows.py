@@ -121,6 +121,22 @@ EXACT_AGREEMENT_PER_ITEM = Column(
 WITHIN_ONE = Column(
     "within_one", lambda b: b.agreement.within_one, lambda b: b.agreement.within_one_ci
 )
+# What each rate would be by chance (`evalsite.agreement.results.ChanceLevels`): both raters
+# uniformly at random on the scale's points, or the LLM and the people independently with the
+# shares of answers each gave.
+SCALE_POINTS = Column("scale_points", lambda b: b.agreement.chance.scale_points)
+EXACT_AGREEMENT_CHANCE_UNIFORM = Column(
+    "exact_agreement_chance_uniform", lambda b: b.agreement.chance.exact_uniform
+)
+EXACT_AGREEMENT_CHANCE_MARGINALS = Column(
+    "exact_agreement_chance_marginals", lambda b: b.agreement.chance.exact_marginals
+)
+WITHIN_ONE_CHANCE_UNIFORM = Column(
+    "within_one_chance_uniform", lambda b: b.agreement.chance.within_one_uniform
+)
+WITHIN_ONE_CHANCE_MARGINALS = Column(
+    "within_one_chance_marginals", lambda b: b.agreement.chance.within_one_marginals
+)
 
 # The verdict's evidence first: the alt-test and α LLM–human beside α human–human; α with the
 # LLM as one more rater follows as a secondary figure.
@@ -164,6 +180,11 @@ DETAIL = (
     EXACT_AGREEMENT,
     EXACT_AGREEMENT_PER_ITEM,
     WITHIN_ONE,
+    SCALE_POINTS,
+    EXACT_AGREEMENT_CHANCE_UNIFORM,
+    EXACT_AGREEMENT_CHANCE_MARGINALS,
+    WITHIN_ONE_CHANCE_UNIFORM,
+    WITHIN_ONE_CHANCE_MARGINALS,
 )
 
 

@@ -3,9 +3,9 @@
 `human_llm_agreement` takes a long frame of scores and returns, per dimension (and per
 breakdown group), typed `AgreementBlock` values: the alternative annotator test, α among people,
 α of the LLM with each human beside α between humans, α with the LLM as one more rater,
-correlations, MAE and agreement rates, each with a bootstrap CI and notes that say why any of
-them has no value. `AgreementBlock.as_json` gives the plain-JSON shape that the ``agreement``
-command prints and the report caches.
+correlations, MAE and agreement rates (beside their chance levels), each with a bootstrap CI
+and notes that say why any of them has no value. `AgreementBlock.as_json` gives the plain-JSON
+shape that the ``agreement`` command prints and the report caches.
 
 Two options serve a pooled block, whose items are (dimension, transcript) units: ``cluster``
 names each item's cluster (its transcript), and every CI then resamples whole clusters;
@@ -64,15 +64,21 @@ from evalsite.agreement.entries import Entry, entry_notes, setting_notes
 from evalsite.agreement.long_csv import centred_within, coded_labels, validated
 from evalsite.agreement.pairwise_alpha import MeanAlpha, llm_human_alpha
 from evalsite.agreement.phrases import Phrase, gettext_noop, reason_of
-from evalsite.agreement.rates import llm_human_rates
+from evalsite.agreement.rates import (
+    llm_human_rates,
+    marginal_chance,
+    most_values,
+    uniform_chance,
+)
 from evalsite.agreement.results import (
     ALPHA_NAMES,
     AgreementBlock,
     AlphaIntervals,
     Alphas,
+    ChanceLevels,
     Estimate,
 )
-from evalsite.agreement.scale_step import ScaleStep, scale_points, scale_step
+from evalsite.agreement.scale_step import TWO_VALUES, ScaleStep, scale_points, scale_step
 from evalsite.agreement.score_matrix import ScoreMatrix
 from evalsite.agreement.verdict import on_every_dimension
 
@@ -129,6 +135,12 @@ class _Block:
         if options.cluster is not None:
             labels = rows.groupby("item")[options.cluster].first().reindex(wide.index)
             self.clusters = [str(label) for label in labels]
+        # Scores are compared only within a group (a dimension of the pooled block).
+        self.groups: list[str] | None = None
+        if options.within is not None:
+            found = rows.groupby("item")[options.within].first().reindex(wide.index)
+            self.groups = [str(label) for label in found]
+        self.chance = ChanceLevels()
         self.llm_scored = llm is not None and llm in wide.columns
         self.alt_test: AltTestResult | None = None
         self.gap_interval: Interval | None = None
@@ -255,8 +267,23 @@ class _Block:
     ) -> None:
         step = options.step
         if options.labels is not None:
-            step = ScaleStep(None, LABELS_HAVE_NO_DISTANCE)
+            step = ScaleStep(None, LABELS_HAVE_NO_DISTANCE, options.step.points)
+        elif step.step is not None:
+            both = np.column_stack([humans, llm_scores])
+            if most_values(both, self.groups) <= 2:
+                step = ScaleStep(None, TWO_VALUES, step.points)
         rates = llm_human_rates(humans, human_mean, llm_scores, step.step)
+        self.chance = ChanceLevels(
+            scale_points=step.points,
+            exact_uniform=uniform_chance(step.points),
+            exact_marginals=marginal_chance(humans, llm_scores, 0.0, self.groups),
+            within_one_uniform=None
+            if step.step is None
+            else uniform_chance(step.points, within_one=True),
+            within_one_marginals=None
+            if step.step is None
+            else marginal_chance(humans, llm_scores, step.step, self.groups),
+        )
         if options.labels is not None:
             rates["mae"] = None
         for name, statistic in rates.items():
@@ -352,6 +379,7 @@ class _Block:
             exact_agreement_per_item_ci=interval("exact_agreement_per_item"),
             within_one=value("within_one"),
             within_one_ci=interval("within_one"),
+            chance=self.chance,
             alt_test=self.alt_test,
             alpha_gap_ci=self.gap_interval,
             llm_distinct_answers=self.distinct_answers,

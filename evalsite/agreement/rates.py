@@ -3,9 +3,15 @@
 `llm_human_rates` gives the LLM's MAE and agreement rates against the humans: exact agreement
 pooled over (LLM, human) pairs, so items with more annotators weigh more, and averaged per item,
 so every item weighs alike; within one step of the scale, pooled over pairs.
+
+A rate means little without the rate chance would give: `uniform_chance` is that of two raters
+answering uniformly at random on the scale, `marginal_chance` that of the LLM and the people
+answering independently with the shares of answers they were observed to give.
 """
 
 from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -71,3 +77,66 @@ def llm_human_rates(
         "exact_agreement_per_item": RatioOfSums(item_share, paired.astype(np.float64)),
         "within_one": within,
     }
+
+
+def uniform_chance(points: int | None, *, within_one: bool = False) -> float | None:
+    """The agreement of two raters who answer uniformly at random on a scale of ``points``.
+
+    Exact: 1/K. Within one step: the K equal pairs and the 2(K − 1) neighbours among K² pairs,
+    (3K − 2)/K². None without a count of points.
+    """
+    if not points:
+        return None
+    if not within_one:
+        return 1 / points
+    return (3 * points - 2) / points**2
+
+
+def marginal_chance(
+    humans: FloatArray,
+    llm_scores: FloatArray,
+    tolerance: float,
+    groups: Sequence[Hashable] | None = None,
+) -> float | None:
+    """The agreement expected if the LLM and the people answered independently, each with
+    its own observed shares of answers (the chance term of Cohen's κ, not the pooled shares of
+    Scott's π or α): Σ over pairs of values at most ``tolerance`` apart of p_v · q_w.
+
+    The shares are over the (LLM, human) pairs that `llm_human_rates` counts: p_v is the share
+    of pairs where the LLM answered v, q_w the share where the human answered w. With
+    ``groups`` (one label per item, such as each unit's dimension in the pooled block) the
+    chance is worked out within each group and averaged with the groups' numbers of pairs as
+    weights, since answers are only compared within a group. None when no pair is scored.
+    """
+    labels = list(groups) if groups is not None else [0] * len(llm_scores)
+    total = 0.0
+    weighted = 0.0
+    for label in dict.fromkeys(labels):
+        rows = np.array([found == label for found in labels])
+        own = llm_scores[rows]
+        people = humans[rows][~np.isnan(own)]
+        own = own[~np.isnan(own)]
+        counts = (~np.isnan(people)).sum(axis=1)
+        if not counts.sum():
+            continue
+        llm_values = np.repeat(own, counts)
+        human_values = people[~np.isnan(people)]
+        values = np.unique(np.concatenate([llm_values, human_values]))
+        p = np.array([(np.abs(llm_values - v) <= SCORE_TOLERANCE).mean() for v in values])
+        q = np.array([(np.abs(human_values - v) <= SCORE_TOLERANCE).mean() for v in values])
+        close = np.abs(values[:, None] - values[None, :]) <= tolerance + SCORE_TOLERANCE
+        pairs = float(counts.sum())
+        weighted += pairs * float(p @ close @ q)
+        total += pairs
+    return weighted / total if total else None
+
+
+def most_values(scores: FloatArray, groups: Sequence[Hashable] | None = None) -> int:
+    """The most distinct scores any group holds (all the scores when there are no groups)."""
+    labels = list(groups) if groups is not None else [0] * len(scores)
+    most = 0
+    for label in dict.fromkeys(labels):
+        rows = np.array([found == label for found in labels])
+        found = scores[rows]
+        most = max(most, len(np.unique(found[~np.isnan(found)])))
+    return most

@@ -201,6 +201,46 @@ class Estimate:
 
 
 @dataclass(frozen=True)
+class ChanceLevels:
+    """What exact and within-one agreement would be by chance, beside the observed rates.
+
+    ``uniform``: two raters answering uniformly at random on the scale's ``scale_points``
+    points. ``marginals``: the LLM and the people answering independently, each with the shares
+    of answers they gave, over the (LLM, human) pairs the rates count (Cohen's κ's chance term;
+    not pooled shares). A within-one level is None wherever ``within_one`` is.
+    """
+
+    scale_points: int | None = None
+    exact_uniform: float | None = None
+    exact_marginals: float | None = None
+    within_one_uniform: float | None = None
+    within_one_marginals: float | None = None
+
+    def as_json(self) -> JsonObject:
+        return {
+            "scale_points": self.scale_points,
+            "exact_agreement": {"uniform": self.exact_uniform, "marginals": self.exact_marginals},
+            "within_one": {
+                "uniform": self.within_one_uniform,
+                "marginals": self.within_one_marginals,
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> ChanceLevels:
+        found = mapping_of(data)
+        exact = mapping_of(found.get("exact_agreement"))
+        within = mapping_of(found.get("within_one"))
+        return cls(
+            scale_points=_count_of(found.get("scale_points")),
+            exact_uniform=number_of(exact.get("uniform")),
+            exact_marginals=number_of(exact.get("marginals")),
+            within_one_uniform=number_of(within.get("uniform")),
+            within_one_marginals=number_of(within.get("marginals")),
+        )
+
+
+@dataclass(frozen=True)
 class AgreementBlock:
     """The agreement of one dimension, or of one breakdown group within it.
 
@@ -225,6 +265,7 @@ class AgreementBlock:
     exact_agreement_per_item_ci: Interval | None = None
     within_one: float | None = None
     within_one_ci: Interval | None = None
+    chance: ChanceLevels = field(default_factory=ChanceLevels)
     alt_test: AltTestResult | None = None
     alpha_gap_ci: Interval | None = None
     llm_distinct_answers: int | None = None
@@ -263,6 +304,7 @@ class AgreementBlock:
             "exact_agreement_per_item_ci": _listed(self.exact_agreement_per_item_ci),
             "within_one": self.within_one,
             "within_one_ci": _listed(self.within_one_ci),
+            "chance": self.chance.as_json(),
             "alt_test": alt_test_json(self.alt_test),
             "alpha_gap_ci": _listed(self.alpha_gap_ci),
             "llm_distinct_answers": self.llm_distinct_answers,
@@ -301,6 +343,7 @@ class AgreementBlock:
             exact_agreement_per_item_ci=interval_of(data.get("exact_agreement_per_item_ci")),
             within_one=number_of(data.get("within_one")),
             within_one_ci=interval_of(data.get("within_one_ci")),
+            chance=ChanceLevels.from_json(data.get("chance")),
             alt_test=alt_test_of(data.get("alt_test")),
             alpha_gap_ci=interval_of(data.get("alpha_gap_ci")),
             llm_distinct_answers=_count_of(data.get("llm_distinct_answers")),

@@ -73,10 +73,14 @@ class StandIn:
                 rate=self.check("alt_test").value or 0.0,
                 low=self.check("alpha_above_zero").value or 0.0,
             )
-        reasons = Listing(_failure(check) for check in self.checks if not check.passed)
         return Phrase(
-            gettext_noop("The LLM cannot stand in for people: %(reasons)s."), reasons=reasons
+            gettext_noop("The LLM cannot stand in for people: %(reasons)s."), reasons=self.reasons
         )
+
+    @property
+    def reasons(self) -> Listing:
+        """Each failed check as a clause ("it fails the alternative annotator test ...")."""
+        return Listing(_failure(check) for check in self.checks if not check.passed)
 
     def as_json(self) -> dict[str, object]:
         return {

@@ -220,6 +220,8 @@ def test_the_alignment_page_compares_versions_and_says_whether_one_can_replace_p
     assert "Best version on the calibration split: <strong>biased@v1</strong>" in html
     assert html.count('class="version-row"') == 2 * len(DIMENSIONS)
     assert "near-constant map" in html  # the random version's map collapses
+    # ...and its calibrated scores, near one point, spread far less than a person's.
+    assert 'class="warning spread-shrunk"' in html
     report = client_for(boss).get(reverse("annotation_report:page", args=[aligned.pk]))
     assert reverse("annotation_alignment:page", args=[aligned.pk]) in report.content.decode()
 
@@ -359,6 +361,9 @@ def test_the_exports_hold_versions_adjudications_maps_and_held_out_figures(
     )
     assert float(biased_calibrated["mae"]) < float(biased_raw["mae"])
     assert biased_raw["best_on_calibration_split"] == "True"
+    # The same people on the same items, whichever scores are set beside them.
+    assert biased_raw["people_sd"] == biased_calibrated["people_sd"]
+    assert float(biased_raw["people_sd"]) > 0 and float(biased_raw["scores_sd"]) > 0
     workbook = openpyxl.load_workbook(
         io.BytesIO(client.get(reverse("annotation_alignment:workbook", args=[aligned.pk])).content)
     )

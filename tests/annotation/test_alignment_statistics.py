@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from django.utils import translation
@@ -10,6 +12,7 @@ from annotation.alignment.calibration import fit_calibration
 from annotation.alignment.comparison import DimensionScores, best_version, compare_versions
 from annotation.alignment.confusion import ordinal_confusion
 from annotation.alignment.consensus import human_consensus, human_spread
+from annotation.alignment.figures import SHRUNK_SPREAD_RATIO, score_spread
 from annotation.alignment.paired import paired_mae_difference
 from annotation.alignment.replacement import replacement_verdict
 from annotation.alignment.split import calibration_items
@@ -215,3 +218,73 @@ def test_why_a_map_cannot_be_fitted_reads_in_the_readers_language() -> None:
             chinese = shown(reason)
         assert isinstance(reason, Phrase) and chinese != str(reason)
         assert not any(word in chinese for word in ("calibration", "scale"))
+
+
+# The spread of calibrated scores -------------------------------------------------------------
+
+
+def test_the_spread_sets_the_llms_sd_beside_every_persons_score_on_the_same_items() -> None:
+    # The LLM scored items a and b only: people's scores there are 1, 3, 5, 3 (s.d. √2); the LLM's
+    # 3 and 3 (s.d. 0). Item c, which the LLM left, does not count.
+    matrix = ScoreMatrix(
+        ("a", "b", "c"),
+        ("x", "y"),
+        np.array([[1.0, 3.0], [5.0, 3.0], [1.0, 5.0]]),
+        np.array([3.0, 3.0, np.nan]),
+    )
+    spread = score_spread(matrix)
+    assert spread is not None
+    assert spread.people_sd == pytest.approx(np.sqrt(2))
+    assert spread.llm_sd == 0 and spread.ratio == 0 and spread.shrunk
+    wide = replace(matrix, llm_scores=np.array([1.0, 5.0, np.nan]))
+    found = score_spread(wide)
+    assert found is not None and found.ratio == pytest.approx(2 / np.sqrt(2))
+    assert not found.shrunk
+
+
+def sub_human(seed: int = 3) -> tuple[ScoreMatrix, np.ndarray]:
+    """People with noise s.d. 0.8 around 3 + 1.1 z, and an evaluator correlating 0.6 with z."""
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal(N_ITEMS)
+    humans = np.clip(np.rint(3 + 1.1 * z[:, None] + rng.normal(0, 0.8, (N_ITEMS, 3))), 1, 5)
+    latent = 0.6 * z + 0.8 * rng.standard_normal(N_ITEMS)
+    items = tuple(f"t{n}" for n in range(N_ITEMS))
+    matrix = ScoreMatrix(items, ("ann", "bo", "cy"), humans, np.full(N_ITEMS, np.nan))
+    return matrix, np.clip(np.rint(3 + 1.1 * latent), 1, 5)
+
+
+def test_a_verdict_on_calibrated_scores_says_when_calibration_shrinks_their_spread() -> None:
+    humans, evaluator = sub_human()
+    (row,) = compare_versions(
+        dimension({"weak": evaluator}, humans), epsilon=0.15, resamples=RESAMPLES
+    )
+    assert row.calibrated is not None and row.calibrated.spread is not None
+    spread = row.calibrated.spread
+    # The map predicts the people's mean from a weak signal: its scores spread far less than a
+    # person's, and less than the raw scores did.
+    assert spread.shrunk and spread.ratio is not None and spread.ratio < SHRUNK_SPREAD_RATIO
+    assert row.held_out.spread is not None and row.held_out.spread.llm_sd > spread.llm_sd
+    with translation.override("en"):
+        verdict = replacement_verdict("weak", [row], epsilon=0.15, names={"relevance": "Rel"})
+    assert verdict.dimensions[0].calibrated
+    expected = (
+        f"Rel: calibration shrinks the spread of the scores: on the held-out items their s.d. "
+        f"is {spread.llm_sd:.2f} against {spread.people_sd:.2f} for people's scores "
+        f"({spread.ratio:.2f} times, below 0.8)."
+    )
+    assert any(sentence.startswith(expected) for sentence in verdict.sentences)
+    with translation.override("zh-hans"):
+        chinese = replacement_verdict("weak", [row], epsilon=0.15, names={"relevance": "Rel"})
+    assert any("校准缩小了分数的离散程度" in sentence for sentence in chinese.sentences)
+
+
+def test_no_spread_sentence_where_the_scores_keep_a_persons_spread() -> None:
+    humans, truth = synthetic()
+    (row,) = compare_versions(
+        dimension({"good": truth.copy()}, humans), epsilon=0.15, resamples=RESAMPLES
+    )
+    assert row.calibrated is not None and row.calibrated.spread is not None
+    assert not row.calibrated.spread.shrunk
+    with translation.override("en"):
+        verdict = replacement_verdict("good", [row], epsilon=0.15, names={})
+    assert not any("shrinks the spread" in sentence for sentence in verdict.sentences)

@@ -13,12 +13,13 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from annotation.models import Assignment, Campaign, LLMScore, Response, Transcript
 from annotation.report import cache, compute, dimensions, items
 from annotation.report import verdict as report_verdict
 from annotation.report.figures import alpha_colour, heatmap_figure
+from annotation.report.page import chance_text
 from evalsite import jobs, roles
 from evalsite.models import Job
 from tests.annotation.conftest import dialogue, pairwise, person
@@ -234,6 +235,33 @@ def test_it_correlates_the_llm_with_the_human_mean(small_result: dict[str, Any])
     # Four items are too few for a bootstrap interval, and the notes say so.
     assert block["pearson"]["ci"] is None
     assert any("at least 10" in note for note in block["notes"])
+
+
+def test_each_agreement_rate_has_its_chance_levels(small_result: dict[str, Any]) -> None:
+    manner = small_result["evaluations"][0]["dimensions"]["manner"]
+    # 8 (gpt, person) pairs. gpt's shares 4, 2, 3, 1: 2/8 each; the people's (4 4 2 3 5 5 1 2)
+    # 1 1/8, 2 2/8, 3 1/8, 4 2/8, 5 2/8. Exact: 2·(2 + 2 + 1 + 1)/64. Within one: 4 meets
+    # 3, 4, 5 (5), 2 meets 1, 2, 3 (4), 3 meets 2, 3, 4 (5), 1 meets 1, 2 (3): 2·17/64.
+    assert manner["chance"]["exact_agreement"]["marginals"] == pytest.approx(12 / 64)
+    assert manner["chance"]["within_one"]["marginals"] == pytest.approx(34 / 64)
+    assert manner["within_one"] == pytest.approx(6 / 8)  # 3 against 5 is two apart, twice
+    assert manner["chance"]["scale_points"] == 5
+    assert manner["chance"]["within_one"]["uniform"] == pytest.approx(13 / 25)
+    acceptance = small_result["evaluations"][0]["dimensions"]["acceptance_follows_preferences"]
+    # gpt 1, 0, 1 against people's 1 1 / 0 0 / 1 0: 4/6 · 3/6 + 2/6 · 3/6.
+    assert acceptance["chance"]["exact_agreement"] == {"uniform": 0.5, "marginals": 0.5}
+    assert acceptance["within_one"] is None
+    assert acceptance["chance"]["within_one"] == {"uniform": None, "marginals": None}
+
+
+def test_the_chance_levels_read_in_both_languages() -> None:
+    with translation.override("en"):
+        assert (
+            chance_text(0.2, 0.1875) == "0.20 uniform on the scale; 0.19 from the observed answers"
+        )
+    with translation.override("zh-hans"):
+        assert chance_text(0.2, 0.1875) == "量表上均匀随机为 0.20；按观察到的答案分布为 0.19"
+        assert chance_text(None, None) == "—"
 
 
 def test_it_breaks_each_dimension_down_by_system_and_persona(
@@ -595,6 +623,11 @@ def test_the_page_shows_the_summary_breakdowns_and_figures(
     ]
     assert "α LLM–humans" in pairwise
     assert "chance 50%; p = 0.750 against chance" in pairwise
+    rates = text[text.index('id="rates"') : text.index("</section>", text.index('id="rates"'))]
+    assert rates.count("<tr data-dimension=") == 4
+    assert "0.19 uniform" not in rates  # the uniform level of exact agreement on 1–5 is 0.20
+    assert "0.20 uniform on the scale; 0.19 from the observed answers" in rates
+    assert "0.52 uniform on the scale; 0.53 from the observed answers" in rates
     assert '<p class="pairwise-verdict">Better response: The LLM cannot stand in for people' in (
         unescape(pairwise)
     )

@@ -124,6 +124,19 @@ def test_the_summary_sheet_holds_the_headline_figures_and_the_verdict(small: Cam
     )
 
 
+def test_the_per_dimension_sheet_gives_each_rate_its_chance_levels(small: Campaign) -> None:
+    result = compute.compute_report(small, resamples=0)
+    header, *rows = csv_rows(small, result, "per-dimension")
+    manner = next(row for row in rows if row[1] == "manner")
+    # See test_report.test_each_agreement_rate_has_its_chance_levels for the hand working.
+    assert float(manner[header.index("exact_agreement_chance_marginals")]) == pytest.approx(12 / 64)
+    assert float(manner[header.index("within_one_chance_marginals")]) == pytest.approx(34 / 64)
+    assert float(manner[header.index("exact_agreement_chance_uniform")]) == pytest.approx(0.2)
+    assert manner[header.index("scale_points")] == "5"
+    acceptance = next(row for row in rows if row[1] == "acceptance_follows_preferences")
+    assert acceptance[header.index("within_one_chance_uniform")] == ""
+
+
 def test_the_breakdown_and_pairwise_sheets_hold_their_groups(small: Campaign) -> None:
     result = compute.compute_report(small, resamples=0)
     book = workbook_of(small, result)

@@ -39,6 +39,7 @@ BLOCK_KEYS = {
     "exact_agreement_per_item_ci",
     "within_one",
     "within_one_ci",
+    "chance",
     "alt_test",
     "alpha_gap_ci",
     "llm_distinct_answers",
@@ -75,6 +76,42 @@ def test_it_prints_the_hand_checked_statistics_as_json() -> None:
     assert block["exact_agreement"] == pytest.approx(3 / 8)
     assert block["alpha_ci"]["humans"] is None
     assert any("a bootstrap CI needs at least 10" in note for note in block["notes"])
+
+
+def test_it_prints_the_chance_level_of_each_agreement_rate() -> None:
+    report = run_json(str(DATA / "hand_example.csv"), "--llm", "gpt", "--level", "interval")
+    chance = report["dimensions"]["quality"]["chance"]
+    # 8 (LLM, human) pairs. The LLM's shares: 5 2/8, 3 4/8, 1 2/8. The humans' (4 5 2 2 3 4 1 2):
+    # 1 1/8, 2 3/8, 3 1/8, 4 2/8, 5 1/8. Exact: (2·1 + 4·1 + 2·1)/64. Within one: 5 meets 4, 5
+    # (2·3); 3 meets 2, 3, 4 (4·6); 1 meets 1, 2 (2·4): 38/64.
+    assert chance["exact_agreement"]["marginals"] == pytest.approx(8 / 64)
+    assert chance["within_one"]["marginals"] == pytest.approx(38 / 64)
+    # Scores 1..5: five points; uniform chance 1/5 and (3·5 − 2)/25 within one.
+    assert chance["scale_points"] == 5
+    assert chance["exact_agreement"]["uniform"] == pytest.approx(1 / 5)
+    assert chance["within_one"]["uniform"] == pytest.approx(13 / 25)
+    table = run(str(DATA / "hand_example.csv"), "--llm", "gpt", "--format", "table")
+    assert "    chance: 0.200 uniform on 5 points, 0.125 from the observed answers" in table
+    assert "    chance: 0.520 uniform on 5 points, 0.594 from the observed answers" in table
+
+
+def test_within_one_is_null_on_two_values_far_apart(tmp_path: Path) -> None:
+    # 1 and 5 are four steps apart, so "within one" would only repeat exact agreement.
+    path = tmp_path / "scores.csv"
+    rows = [
+        f"i{i},{rater},{score}"
+        for i in range(12)
+        for rater, score in (("h1", 1 + 4 * (i % 2)), ("h2", 5), ("llm", 1 + 4 * (i % 3 == 0)))
+    ]
+    path.write_text("item,rater,score\n" + "\n".join(rows) + "\n")
+    for level in ("ordinal", "interval"):
+        for scale in ((), ("--scale", "1:5")):
+            block = run_json(str(path), "--llm", "llm", "--level", level, *scale)["dimensions"]
+            found = block["all"]
+            assert found["within_one"] is None, (level, scale)
+            assert found["chance"]["within_one"] == {"uniform": None, "marginals": None}
+            assert found["exact_agreement"] is not None
+            assert any("the scores take at most two values" in n for n in found["notes"])
 
 
 def test_it_defaults_to_ordinal_with_cis_for_every_statistic() -> None:

@@ -128,6 +128,32 @@ def test_within_one_is_null_on_a_two_point_scale() -> None:
     )
 
 
+def test_a_pooled_blocks_chance_is_worked_out_within_each_group() -> None:
+    # Group A: the LLM says 1 twice against 1, 2: chance 1 · 1/2. Group B: the LLM says 4 once
+    # and 5 three times against 4, 4, 4, 5: 1/4 · 3/4 + 3/4 · 1/4 = 3/8. Weighted by pairs,
+    # (2 · 1/2 + 4 · 3/8) / 6. Across groups, 1 and 4 are never compared.
+    scores = {
+        "a1": {"h": 1, "llm": 1},
+        "a2": {"h": 2, "llm": 1},
+        "b1": {"h": 4, "llm": 4},
+        "b2": {"h": 4, "llm": 5},
+        "b3": {"h": 4, "llm": 5},
+        "b4": {"h": 5, "llm": 5},
+    }
+    kind = {item: item[0] for item in scores}
+    pooled = agreement_blocks(
+        frame_of(scores, kind=kind), llm="llm", scale=(1, 5), within="kind", resamples=0
+    )["all"]
+    assert pooled.chance.exact_marginals == pytest.approx((2 * 0.5 + 4 * 3 / 8) / 6)
+    assert pooled.chance.exact_uniform == pytest.approx(1 / 5)
+    # Each group holds two values, so within one says nothing, though four values are pooled.
+    assert pooled.within_one is None and pooled.chance.within_one_marginals is None
+    plain = agreement_blocks(frame_of(scores), llm="llm", scale=(1, 5), resamples=0)["all"]
+    # Pooled shares: the LLM 1 2/6, 4 1/6, 5 3/6; people 1 1/6, 2 1/6, 4 3/6, 5 1/6.
+    assert plain.chance.exact_marginals == pytest.approx((2 + 3 + 3) / 36)
+    assert plain.within_one is not None
+
+
 def test_within_one_counts_in_the_scales_step() -> None:
     # Scores in quarters on 0:1: one step is 0.25, so 0.5 against 0.75 is within one, 0 against
     # 0.5 is not.

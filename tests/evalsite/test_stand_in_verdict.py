@@ -31,16 +31,21 @@ def campaign(seed: int, llm_kind: str) -> pd.DataFrame:
     generator = np.random.default_rng(seed)
     truth = generator.random(ITEMS) < 0.85
     rows: list[tuple[str, str, float]] = []
+    votes = np.zeros(ITEMS, dtype=int)
     for person in range(3):
         flipped = generator.random(ITEMS) < 0.1
         answers = np.where(flipped, ~truth, truth)
+        votes += answers
         rows += [(f"i{i}", f"h{person}", float(a)) for i, a in enumerate(answers)]
     if llm_kind == "constant yes":
         llm = np.ones(ITEMS, dtype=bool)
     elif llm_kind == "random":
         llm = generator.random(ITEMS) < 0.5
-    else:  # one more person of the same kind
-        llm = np.where(generator.random(ITEMS) < 0.1, ~truth, truth)
+    elif llm_kind == "majority":  # each item's answer of most of these three people
+        llm = votes >= 2
+    else:  # "person": one more person of the same kind; "person 0.2": one who flips 20%
+        _, _, flips = llm_kind.partition(" ")
+        llm = np.where(generator.random(ITEMS) < float(flips or 0.1), ~truth, truth)
     rows += [(f"i{i}", "llm", float(a)) for i, a in enumerate(llm)]
     return pd.DataFrame(rows, columns=["item", "rater", "score"])
 
@@ -104,6 +109,22 @@ def test_the_verdict_survives_the_reports_json() -> None:
         ("random", 0.0, (0.0, 0.0)),
         # An LLM that is one more person: measured 90 of 100 (MC s.e. 0.03).
         ("person", 0.8, (0.8, 1.0)),
+        # The majority-copier answers each item as most of these people did: not constant, and
+        # closer to each person than another person is, because that person's own vote is part
+        # of the majority (α LLM–humans 0.71 against 0.47 between people, on average). The rule
+        # judges agreement, not where the answers came from, so it stands in: measured 100 of
+        # 100 (95% lower bound 0.97). An evaluator that has read the labels is caught only by
+        # judging it on items it has not read, as judge alignment's held-out split does.
+        ("majority", 0.95, (0.95, 1.0)),
+        # Near the line. Flipping half as often as people (5%): stands in 100 of 100. The line is
+        # not at equal noise but where the alt-test's allowance ε = 0.15 puts it: an LLM that
+        # flips 15% (people 10%) stands in 57 of 100 (s.e. 0.05), half as often as one who
+        # flips 10% and twice as often as one who flips 20% (28); at 25% it stands in 4 of 100
+        # (s.e. 0.02), failing the alt-test in 96.
+        ("person 0.05", 0.95, (0.95, 1.0)),
+        ("person 0.15", 0.3, (0.4, 0.75)),
+        ("person 0.2", 0.1, (0.15, 0.45)),
+        ("person 0.25", 0.0, (0.0, 0.1)),
     ],
 )
 def test_simulated_campaigns(
@@ -114,7 +135,18 @@ def test_simulated_campaigns(
     stands_rate = np.mean([b.verdict is not None and b.verdict.stands_in for b in blocks])
     assert alt_rate >= alt_passes_at_least
     low, high = stands_in_between
-    assert low <= stands_rate <= high
+    assert low <= stands_rate <= high, f"stands in {stands_rate:.2f}, MC s.e. " + (
+        f"{np.sqrt(stands_rate * (1 - stands_rate) / CAMPAIGNS):.3f}"
+    )
+    if llm_kind == "majority":
+        # Why it stands in: its α with people exceeds theirs with each other in every campaign.
+        above = [
+            b.alpha.llm_vs_humans is not None
+            and b.alpha.humans_pairwise is not None
+            and b.alpha.llm_vs_humans > b.alpha.humans_pairwise
+            for b in blocks
+        ]
+        assert np.mean(above) >= 0.95
 
 
 def test_the_whole_file_verdict_holds_only_where_every_dimension_does(tmp_path: Path) -> None:
@@ -143,8 +175,22 @@ def test_within_one_is_null_on_yes_no_data_read_without_a_scale() -> None:
     frame = campaign(4, "random")
     block = agreement_blocks(frame, llm="llm", level="ordinal", resamples=100, seed=4)["all"]
     assert block.within_one is None and block.within_one_ci is None
-    assert any("the scores take only the values 0 and 1" in str(note) for note in block.notes)
+    assert any("the scores take at most two values" in str(note) for note in block.notes)
     assert block.exact_agreement is not None
+    # What a random LLM's exact agreement is to be read against: about 0.5 on a two-point scale
+    # and from the observed shares (people "yes" 80% of the time, the LLM half).
+    assert block.chance.scale_points == 2 and block.chance.exact_uniform == 0.5
+    assert block.chance.exact_marginals == pytest.approx(0.5, abs=0.1)
+    assert block.chance.within_one_uniform is None
+
+
+def test_within_one_is_null_on_any_two_values_whatever_the_level() -> None:
+    # Yes/no coded 1 and 5: every unequal pair is 4 steps apart, so within one = exact agreement.
+    frame = campaign(4, "random").assign(score=lambda f: 1 + 4 * f["score"])
+    for level in ("ordinal", "interval", "ratio"):
+        for scale in (None, (1.0, 5.0)):
+            block = agreement_blocks(frame, llm="llm", level=level, scale=scale, resamples=0)
+            assert block["all"].within_one is None, (level, scale)
 
 
 def pooled_frame(transcripts: int, seed: int) -> pd.DataFrame:

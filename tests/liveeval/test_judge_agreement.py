@@ -103,9 +103,17 @@ def test_simulated_users_rating_at_random_do_not_stand_in_for_agreeing_judges() 
     assert verdict.failed == ("C", "Sa", "F", "G")
     sentence = sources_verdict_sentence(between)
     assert sentence.startswith(
-        "Simulated users cannot stand in for the human judges on C, Sa, F, G: in the "
-        "alternative annotator test (ε = 0.15) they beat fewer than half of the judges."
+        "Simulated users cannot stand in for the human judges on C, Sa, F, G: on each, at least "
+        "one check of the rule fails (alternative annotator test at ε = 0.15, α with the judges "
+        "above 0 and not significantly below α between judges, ratings that vary)."
     )
+    # Each measure names what failed: the test, and α far below the judges'.
+    for symbol, failure in verdict.failures:
+        failed = {check.name for check in failure.checks if not check.passed}
+        assert {"alt_test", "alpha_not_below_people"} <= failed, symbol
+        assert f" {symbol}: it fails the alternative annotator test (winning rate 0.00 < 0.5)" in (
+            sentence
+        )
     assert "Mean α between a simulated user and each judge, against the mean α between two " in (
         sentence
     )
@@ -122,10 +130,51 @@ def test_simulated_users_copying_one_judge_stand_in_with_enough_pairs() -> None:
         assert result.humans[0].rater == "ann" and result.humans[0].advantage == 1.0
         assert agreement.alpha_vs_judges.pairs[0].alpha == pytest.approx(1.0)
     assert sources_verdict(between).outcome == "stand_in"
+    for agreement in between.values():
+        assert agreement.verdict.stands_in, agreement.measure
+        assert agreement.alpha_gap.bounds is not None and agreement.alpha_gap.bounds[1] >= 0
     assert sources_verdict_sentence(between).startswith(
-        "Simulated users can stand in for the human judges on C, Sa, F, G: in the alternative "
-        "annotator test (ε = 0.15) they beat at least half of the judges."
+        "Simulated users can stand in for the human judges on C, Sa, F, G: they pass the "
+        "alternative annotator test (ε = 0.15), their α with the judges is above 0 and not "
+        "significantly below α between judges, and their ratings vary."
     )
+
+
+def lopsided(n_tasks: int, seed: int = 5) -> list[SessionRow]:
+    """Judges who rate the top of every scale 85% of the time (nudged one in twenty times), and
+    a simulated user who always rates the top: the audit's constant "yes", on live ratings."""
+    rng = np.random.default_rng(seed)
+    top = {measure.name: measure.scale[-1] for measure in MEASURES}
+    rows = []
+    for number in range(n_tasks):
+        for system in ("A", "B"):
+            task = f"t{number:02d}"
+            actual = top if rng.random() < 0.85 else truth(rng)
+            rows += [row(task, system, j, nudged(actual, rng), "human") for j in JUDGES]
+            rows.append(row(task, system, "sim", top, "simulated"))
+    return rows
+
+
+def test_a_constant_simulated_user_never_stands_in_even_where_it_passes_the_alt_test() -> None:
+    between = agreement_between_sources(lopsided(40), resamples=200, seed=2)
+
+    passes = [a.symbol for a in between.values() if a.alt_test_result and a.alt_test_result.passed]
+    assert passes  # the test alone would have let the constant stand in here
+    for agreement in between.values():
+        verdict = agreement.verdict
+        assert not verdict.stands_in, agreement.measure
+        assert verdict.check("answers_vary").value == 1.0
+        assert not verdict.check("answers_vary").passed
+    found = sources_verdict(between)
+    assert found.passed == ()
+    assert found.outcome == "cannot_stand_in"
+    sentence = sources_verdict_sentence(between)
+    for symbol in passes:
+        assert f"{symbol}: " in sentence and "it gives the same answer to every item" in sentence
+    with translation.override("zh-hans"):
+        chinese = sources_verdict_sentence(between)
+    assert chinese.startswith("模拟用户不能在 C、Sa、F、G 上代替人工评测员")
+    assert "对每个条目都给出同一个答案" in chinese
 
 
 def test_too_few_pairs_give_no_verdict_and_say_why() -> None:

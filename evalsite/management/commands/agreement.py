@@ -63,6 +63,11 @@ P_VALUES: dict[str, Callable[[AgreementBlock], float | None]] = {
     "Spearman rho": lambda b: b.spearman.p,
     "Kendall tau-b": lambda b: b.kendall.p,
 }
+# The chance levels printed under an agreement rate: (uniform on the scale, from the marginals).
+CHANCE: dict[str, Callable[[AgreementBlock], tuple[float | None, float | None]]] = {
+    "exact agreement, pairs": lambda b: (b.chance.exact_uniform, b.chance.exact_marginals),
+    "within one step": lambda b: (b.chance.within_one_uniform, b.chance.within_one_marginals),
+}
 # p-values below this print as "p < 0.001" rather than a misleading 0.000.
 SMALLEST_P_SHOWN = 0.001
 
@@ -141,6 +146,12 @@ def _table_block(title: str, block: AgreementBlock) -> list[str]:
         if p_value is not None:
             shown = f"{shown}  {p_text(p_value)}".strip()
         lines.append(f"  {label:<26}{value:>9}  {shown}".rstrip())
+        if label in CHANCE and value_of(block) is not None:
+            uniform, marginals = CHANCE[label](block)
+            lines.append(
+                f"    chance: {_number(uniform)} uniform on {block.chance.scale_points or 'n/a'} "
+                f"points, {_number(marginals)} from the observed answers"
+            )
     lines.extend(f"  note: {note}" for note in block.notes)
     return lines
 
@@ -163,7 +174,7 @@ class Command(BaseCommand):
         "Agreement among human raters and between them and an LLM evaluator, from a long CSV "
         "with columns item,rater,score (optionally dimension and metadata columns). Prints "
         "the alternative annotator test, Krippendorff's alpha, correlations, MAE and agreement "
-        "rates with bootstrap CIs."
+        "rates with bootstrap CIs and their chance levels."
     )
     # It reads a file and prints numbers: neither the database nor the URLconf is involved.
     requires_system_checks: list[str] = []
