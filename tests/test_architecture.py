@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVED = ("evalsite", "liveeval", "annotation", "intent", "fidelity")
-MAX_MODULE_LINES = 500
+MAX_MODULE_LINES = 800
 MAX_VIEW_LINES = 25
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 # The composition root names the apps it assembles; nothing else in evalsite may.
@@ -61,14 +61,14 @@ def section(title: str) -> str:
 
 def exempt_from_length() -> dict[str, str]:
     exempt: dict[str, str] = {}
-    for line in section("Exempt from the 500-line rule").splitlines():
+    for line in section("Exempt from the 800-line rule").splitlines():
         match = re.match(r"^- `([^`]+\.py)`: (.+)$", line.strip())
         if match:
             exempt[match.group(1)] = match.group(2)
     return exempt
 
 
-def test_no_served_module_is_longer_than_500_lines() -> None:
+def test_no_served_module_is_longer_than_800_lines() -> None:
     exempt = exempt_from_length()
     long = {
         rel(path): n
