@@ -44,8 +44,11 @@ class TrackClosed(SubmissionRefused):
 
 
 def used_today(team: Team) -> int:
+    """Submissions of the team today; a failed endpoint run (one that stopped before it could
+    be scored) is not counted."""
     midnight = timezone.make_aware(datetime.combine(timezone.localdate(), time.min))
-    return team.submissions.filter(created_at__gte=midnight).count()
+    today = team.submissions.filter(created_at__gte=midnight)
+    return today.exclude(status=Submission.Status.FAILED).count()
 
 
 def quota_left(team: Team) -> int:
