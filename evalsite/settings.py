@@ -323,6 +323,9 @@ ADMIN_PATH = env_str("EVALSITE_ADMIN_PATH", "site-admin/").strip("/") + "/"
 if ADMIN_PATH == "/":
     raise ImproperlyConfigured("EVALSITE_ADMIN_PATH must not be empty; e.g. site-admin")
 
+# People one CSV file may add (evalsite/bulk_people.py); a larger file is refused, unread beyond.
+PEOPLE_CSV_MAX_ROWS = env_int("EVALSITE_PEOPLE_CSV_MAX_ROWS", 5000, minimum=1)
+
 # Named LLM credentials (evalsite/llm/credentials.py): name:ENVVAR@base_url, comma-separated.
 LLM_KEYS = env_str("EVALSITE_LLM_KEYS")
 # Hosts that systems and LLM endpoints may be at, as in ALLOWED_HOSTS; empty allows every host.
