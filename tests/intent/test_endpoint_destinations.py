@@ -245,3 +245,26 @@ def test_a_run_that_breaks_ends_failed_in_the_readers_language_and_costs_no_quot
     job_page = client.get(reverse("job_detail", args=[job.pk])).content.decode()
     assert "secret/path.py" not in job_page and "RecursionError" not in job_page
     assert ("error of this site" if language == "en" else "本站自身") in job_page
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [("en", "stopped before it could be scored"), ("zh-hans", "在评分之前停止")],
+)
+def test_a_run_whose_worker_keeps_dying_ends_failed_and_costs_no_quota(
+    team: Team, participant: User, language: str, said: str
+) -> None:
+    team.endpoint_url = "https://team.example.org/"
+    team.save()
+    quota = submissions.quota_left(team)
+    submission, job = start_endpoint_run(team, participant)
+    assert submissions.quota_left(team) == quota - 1
+    # Killed as often as workers restart a job: nobody will run it again by themselves.
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.INTERRUPTED, attempts=jobs.MAX_ATTEMPTS)
+    client = logged_in(participant)
+    client.cookies["django_language"] = language
+    page = client.get(reverse("intent:submission", args=[submission.pk])).content.decode()
+    assert said in page
+    submission.refresh_from_db()
+    assert submission.status == Submission.Status.FAILED
+    assert submissions.quota_left(team) == quota
