@@ -47,12 +47,14 @@ def store_upload(upload: UploadedFile) -> Path:
     return target
 
 
-def _discard_upload(path: str | None) -> None:
+def discard_upload(path: str | None) -> None:
     if path and Path(path).resolve().is_relative_to(UPLOAD_ROOT.resolve()):
         shutil.rmtree(Path(path).parent, ignore_errors=True)
 
 
-def _fail(context: JobContext, failure: ImportFailed) -> JobError:
+def import_failed(context: JobContext, failure: ImportFailed) -> JobError:
+    """The job's error for a file with problems: each problem (the first PROBLEMS_SHOWN) is one
+    of the job's errors, with its file, line and field, and the message counts them all."""
     for problem in failure.problems[:PROBLEMS_SHOWN]:
         context.add_error(str(problem))
     if failure.total > PROBLEMS_SHOWN:
@@ -209,11 +211,11 @@ def import_transcripts_job(context: JobContext) -> dict[str, Any]:
             progress=_progress(context),
         )
     except ImportFailed as failure:
-        raise _fail(context, failure) from None
+        raise import_failed(context, failure) from None
     finally:
         if params.get("uploaded"):
-            _discard_upload(params["path"])
-            _discard_upload(params.get("personas"))
+            discard_upload(params["path"])
+            discard_upload(params.get("personas"))
     if result.campaign_created and params.get("annotations_per_item"):
         Campaign.objects.filter(name=params["campaign"]).update(
             annotations_per_item=int(params["annotations_per_item"])
@@ -234,10 +236,10 @@ def import_llm_scores_job(context: JobContext) -> dict[str, Any]:
             progress=_progress(context),
         )
     except ImportFailed as failure:
-        raise _fail(context, failure) from None
+        raise import_failed(context, failure) from None
     finally:
         if params.get("uploaded"):
-            _discard_upload(params["path"])
+            discard_upload(params["path"])
     return {
         "campaign": params["campaign"],
         "evaluator": params["evaluator"],

@@ -1,35 +1,49 @@
 """People added from a CSV file (``username,email,role,campaign``), all or nothing.
 
 Every line is checked before anyone is created; a problem names its line and
-field, and then nobody is added. New people get a password shown once to the
-coordinator, or a mail with a link to set their own, sent through the
-configured email backend.
+field, and then nobody is added. A file holds at most ``PEOPLE_CSV_MAX_ROWS`` people
+(``EVALSITE_PEOPLE_CSV_MAX_ROWS``, 5,000 by default); a larger one is refused at the first
+line over it, unread beyond it.
+
+New people get no password: each chooses their own through a link, shown once to the
+coordinator to hand out or mailed by a background job (`MAIL_JOB`) through the configured
+email backend. A password is hashed (PBKDF2, half a second on purpose) once per person, in
+that person's own request, never for the whole file in the coordinator's: 40,000 rows made
+the request hash for hours. The links are those of a password reset, valid for
+``PASSWORD_RESET_TIMEOUT``; after that, whoever has a mail address asks for a new one on the
+sign-in page, and a coordinator sets a password for anyone else in the admin.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import Group, User
 from django.contrib.auth.tokens import default_token_generator
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
-from django.core.mail import send_mail
+from django.core.mail import EmailMessage, get_connection
 from django.core.validators import validate_email
 from django.db import transaction
 from django.urls import reverse
+from django.utils import translation
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, ngettext
 
-from evalsite import roles, usernames
+from evalsite import jobs, roles, usernames
+from evalsite.agreement.phrases import Phrase
 from evalsite.invitations import Team, teams_for
-from evalsite.models import Invitation
+from evalsite.job_descriptions import JobDescription, count, seconds
+from evalsite.jobs import JobContext
+from evalsite.models import Invitation, Job
 from evalsite.storable_text import unstorable
 
 COLUMNS = ("username", "email", "role", "campaign")
@@ -70,15 +84,31 @@ class Newcomer:
     campaign_name: str = ""
 
 
+MAIL_JOB = "people.mail_links"
+
+
 @dataclass
 class Added:
-    """Who was added; ``password`` is set only when it is to be shown once."""
+    """Who was added; ``link`` (to choose a password) is set only when it is to be shown once."""
 
     username: str
     role: str
     campaign: str
-    password: str = ""
+    link: str = ""
     mailed: bool = False
+
+
+@dataclass
+class AddedPeople:
+    """Everyone added, and the job mailing their links when they are mailed."""
+
+    people: list[Added]
+    mail_job: Job | None = None
+
+    @property
+    def link_days(self) -> int:
+        """For how many days the links work."""
+        return max(1, round(settings.PASSWORD_RESET_TIMEOUT / 86400))
 
 
 @dataclass
@@ -119,10 +149,15 @@ def read_people(raw: bytes, *, need_email: bool) -> Reading:
     # line by line (a new union per line made a 40,000-line file take minutes).
     known = usernames.taken_skeletons()
     number = rows.line_num + 1
+    people = 0
     for row in records:
         line, number = number, rows.line_num + 1
         if not any(cell.strip() for cell in row):
             continue
+        people += 1
+        if people > settings.PEOPLE_CSV_MAX_ROWS:
+            reading.problems.append(Problem(line, _("file"), _over_the_cap()))
+            break
         cells = dict(zip(COLUMNS, (cell.strip() for cell in row + [""] * 4), strict=False))
         newcomer = _check_line(line, cells, need_email, known, reading.problems)
         if newcomer is not None:
@@ -131,6 +166,14 @@ def read_people(raw: bytes, *, need_email: bool) -> Reading:
     if not reading.newcomers and not reading.problems:
         reading.problems.append(Problem(2, _("file"), _("there is nobody to add")))
     return reading
+
+
+def _over_the_cap() -> str:
+    limit = settings.PEOPLE_CSV_MAX_ROWS
+    return _(
+        "the file holds more than %(limit)s people, the most one file may add; split it into "
+        "files of at most %(limit)s"
+    ) % {"limit": f"{limit:,}"}
 
 
 def _column_of(line: str, bad: Callable[[str], bool]) -> str:
@@ -242,41 +285,63 @@ def _check_line(
     return Newcomer(number, username, email, role, team, campaign_id, cells["campaign"])
 
 
-def add_people(newcomers: list[Newcomer], *, mail: bool, site: str) -> list[Added]:
-    """Create everyone in one transaction; mails go out only once all are stored."""
-    added: list[Added] = []
-    created: list[User] = []
+def add_people(newcomers: list[Newcomer], *, mail: bool, site: str, by: Any = None) -> AddedPeople:
+    """Create everyone in one transaction, with no usable password (nothing is hashed here);
+    then either each person's link to choose a password, to show once, or the job that
+    mails the links, started once all are stored."""
     with transaction.atomic():
-        for newcomer in newcomers:
-            user = User(username=newcomer.username, email=newcomer.email)
-            password = "" if mail else secrets.token_urlsafe(9)
-            if mail:
-                user.set_unusable_password()
-            else:
-                user.set_password(password)
-            user.save()
-            user.groups.add(Group.objects.get_or_create(name=newcomer.role)[0])
+        users = User.objects.bulk_create(
+            User(username=newcomer.username, email=newcomer.email, password=make_password(None))
+            for newcomer in newcomers
+        )
+        groups = {
+            role: Group.objects.get_or_create(name=role)[0]
+            for role in {newcomer.role for newcomer in newcomers}
+        }
+        membership = User.groups.through
+        membership.objects.bulk_create(
+            membership(user_id=user.pk, group_id=groups[newcomer.role].pk)
+            for user, newcomer in zip(users, newcomers, strict=True)
+        )
+        for user, newcomer in zip(users, newcomers, strict=True):
             if newcomer.team is not None and newcomer.campaign_id is not None:
                 newcomer.team.join(user, newcomer.campaign_id)
-            created.append(user)
-            role = str(ROLE_LABELS[newcomer.role])
-            added.append(Added(newcomer.username, role, newcomer.campaign_name, password, mail))
-    if mail:
-        for user in created:
-            _mail_link(user, site)
-    return added
+    added = [
+        Added(
+            newcomer.username,
+            str(ROLE_LABELS[newcomer.role]),
+            newcomer.campaign_name,
+            "" if mail else site + choose_password_path(user),
+            mail,
+        )
+        for user, newcomer in zip(users, newcomers, strict=True)
+    ]
+    if not mail:
+        return AddedPeople(added)
+    params = {
+        "users": [user.pk for user in users],
+        "site": site,
+        "language": translation.get_language() or settings.LANGUAGE_CODE,
+    }
+    job = jobs.create(MAIL_JOB, params, user=by)
+    jobs.start(job)
+    return AddedPeople(added, job)
 
 
-def _mail_link(user: User, site: str) -> None:
-    path = reverse(
+def choose_password_path(user: User) -> str:
+    """The path of ``user``'s link to choose a password (a password reset's)."""
+    return reverse(
         "password_reset_confirm",
         kwargs={
             "uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
             "token": default_token_generator.make_token(user),
         },
     )
-    values: dict[str, Any] = {"name": user.username, "link": site + path}
-    send_mail(
+
+
+def _message(user: User, site: str) -> EmailMessage:
+    values: dict[str, Any] = {"name": user.username, "link": site + choose_password_path(user)}
+    return EmailMessage(
         _("Your EvalSite account"),
         _(
             "Hello %(name)s,\n\nAn EvalSite account was made for you. Choose your password "
@@ -286,3 +351,42 @@ def _mail_link(user: User, site: str) -> None:
         None,
         [user.email],
     )
+
+
+def describe_mailing(job: Job) -> JobDescription:
+    name = _("Mailing new people their links")
+    if job.status != Job.Status.DONE:
+        return JobDescription(name, counted=False)
+    mailed = count(job.result.get("mailed"))
+    sentence = ngettext(
+        "%(count)s person was mailed a link to choose a password, in %(time)s.",
+        "%(count)s people were mailed a link to choose a password, in %(time)s.",
+        mailed,
+    ) % {"count": mailed, "time": seconds(job)}
+    return JobDescription(name, sentence, counted=False)
+
+
+# Mails go out over one connection, this many between checkpoints.
+MAIL_BATCH = 50
+
+
+@jobs.job_kind(MAIL_JOB, describe=describe_mailing)
+def mail_links(context: JobContext) -> dict[str, Any]:
+    """params: users (ids, in order), site (the scheme and host the links start with), language
+    (the coordinator's, which the mails are written in). A resumed job goes on after the last
+    batch it recorded as sent."""
+    ids: Sequence[int] = context.params["users"]
+    site = str(context.params["site"])
+    sent = int(context.checkpoint.get("sent", 0))
+    sending = Phrase(gettext_noop("Mailing %(count)s people"), count=len(ids))
+    context.progress(sent, len(ids), sending, force=True)
+    with translation.override(context.params.get("language")), get_connection() as connection:
+        for start in range(sent, len(ids), MAIL_BATCH):
+            batch = ids[start : start + MAIL_BATCH]
+            people = User.objects.in_bulk(batch)
+            connection.send_messages(
+                [_message(people[pk], site) for pk in batch if pk in people and people[pk].email]
+            )
+            sent = start + len(batch)
+            context.save_checkpoint(done=sent, sent=sent)
+    return {"mailed": len(ids)}

@@ -4,10 +4,12 @@ Systems under test (``http`` and ``openai`` kinds), the named LLM credentials an
 commands all read their URLs through :func:`endpoint_url`. It checks the URL's form:
 an http or https scheme, a host that is a DNS name or an IP address (IPv6 in brackets),
 a port from 1 to 65535, no user name or password and no fragment. It does not check
-where the URL leads: loopback and private addresses stay allowed, because teams run
-their systems next to EvalSite. An operator who wants more sets ``ENDPOINT_HOSTS``
-(``EVALSITE_ENDPOINT_HOSTS``), a list of hosts in the form of ``ALLOWED_HOSTS``
-(``.example.org`` matches the domain and its subdomains); empty allows every host.
+where the URL leads: for the URLs coordinators give (systems, credentials), loopback and
+private addresses stay allowed, because teams run their systems next to EvalSite; the URLs
+participants give are held to public addresses as well (`evalsite.endpoint_addresses`).
+An operator who wants more sets ``ENDPOINT_HOSTS`` (``EVALSITE_ENDPOINT_HOSTS``), a list of
+hosts in the form of ``ALLOWED_HOSTS`` (``.example.org`` matches the domain and its
+subdomains); empty allows every host.
 
 Every refusal is an :class:`EndpointURLError` whose message says what is wrong in words,
 never a traceback.

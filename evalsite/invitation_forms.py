@@ -89,7 +89,7 @@ class BulkPeopleForm(forms.Form):
     passwords = forms.ChoiceField(
         label=_("Passwords"),
         choices=[
-            ("show", _("Make a password for each person and show them to me once")),
+            ("show", _("Show me each person's link to choose a password, once, to hand out")),
             ("mail", _("Mail each person a link to choose their own")),
         ],
         widget=forms.RadioSelect,

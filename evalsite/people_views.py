@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
@@ -18,7 +19,7 @@ from evalsite.invitation_forms import BulkPeopleForm
 @roles.coordinator_required
 def bulk_add(request: HttpRequest) -> HttpResponse:
     form = BulkPeopleForm(request.POST or None, request.FILES or None)
-    context: dict[str, object] = {"form": form}
+    context: dict[str, object] = {"form": form, "max_rows": f"{settings.PEOPLE_CSV_MAX_ROWS:,}"}
     if request.method == "POST" and form.is_valid():
         mail = form.cleaned_data["passwords"] == "mail"
         reading = bulk_people.read_people(form.cleaned_data["file"], need_email=mail)
@@ -26,10 +27,12 @@ def bulk_add(request: HttpRequest) -> HttpResponse:
             context["problems"] = reading.problems
             return render(request, "people/bulk_add.html", context, status=422)
         site = f"{request.scheme}://{request.get_host()}"
-        context["added"] = bulk_people.add_people(reading.newcomers, mail=mail, site=site)
+        context["added"] = bulk_people.add_people(
+            reading.newcomers, mail=mail, site=site, by=request.user
+        )
         context["form"] = BulkPeopleForm()
     response = render(request, "people/bulk_add.html", context)
-    # Passwords are shown once: the page must not be kept by a browser or a proxy.
+    # Links to choose a password are shown once: no browser or proxy may keep the page.
     response["Cache-Control"] = "no-store"
     return response
 

@@ -7,6 +7,7 @@ bad deployment fails at start-up rather than at the first request.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tempfile
 from pathlib import Path
@@ -322,10 +323,24 @@ ADMIN_PATH = env_str("EVALSITE_ADMIN_PATH", "site-admin/").strip("/") + "/"
 if ADMIN_PATH == "/":
     raise ImproperlyConfigured("EVALSITE_ADMIN_PATH must not be empty; e.g. site-admin")
 
+# People one CSV file may add (evalsite/bulk_people.py); a larger file is refused, unread beyond.
+PEOPLE_CSV_MAX_ROWS = env_int("EVALSITE_PEOPLE_CSV_MAX_ROWS", 5000, minimum=1)
+
 # Named LLM credentials (evalsite/llm/credentials.py): name:ENVVAR@base_url, comma-separated.
 LLM_KEYS = env_str("EVALSITE_LLM_KEYS")
 # Hosts that systems and LLM endpoints may be at, as in ALLOWED_HOSTS; empty allows every host.
 ENDPOINT_HOSTS = env_list("EVALSITE_ENDPOINT_HOSTS", [])
+# Networks that participants' endpoints (intent teams') may be on although they are not public
+# (loopback, private, link-local, metadata), as CIDR blocks, e.g. 127.0.0.1/32 for a team server
+# on this host; empty refuses them all (evalsite/endpoint_addresses.py).
+ENDPOINT_PRIVATE_NETWORKS = env_list("EVALSITE_ENDPOINT_PRIVATE_NETWORKS", [])
+for _network in ENDPOINT_PRIVATE_NETWORKS:
+    try:
+        ipaddress.ip_network(_network, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"EVALSITE_ENDPOINT_PRIVATE_NETWORKS: {_network!r} is not a network such as 10.0.0.0/8"
+        ) from None
 
 # Abuse limits of the booking API: active bookings per conversation, and calls per token
 # per minute (answered 429 beyond it).

@@ -5,6 +5,9 @@ beside "otto". A username is refused when it mixes Latin letters with Cyrillic o
 and when its `skeleton` (NFKC, case-folded, with Cyrillic and Greek look-alikes read as the
 Latin letters they look like) is already taken. Chinese usernames, and Latin ones with digits
 and punctuation, are unaffected.
+
+Every way an account is made or renamed applies it: invitations, the people CSV,
+``manage.py create_coordinator`` and the admin's user forms (``evalsite/admin.py``).
 """
 
 from __future__ import annotations
@@ -48,9 +51,10 @@ def mixes_scripts(username: str) -> bool:
     return "LATIN" in scripts and any(script in scripts for script in _LOOKALIKE_SCRIPTS)
 
 
-def taken_skeletons() -> set[str]:
-    """The skeleton of every username there is."""
-    return {skeleton(name) for name in User.objects.values_list("username", flat=True)}
+def taken_skeletons(exclude_pk: int | None = None) -> set[str]:
+    """The skeleton of every username there is (but the user ``exclude_pk``'s)."""
+    users = User.objects.exclude(pk=exclude_pk) if exclude_pk is not None else User.objects
+    return {skeleton(name) for name in users.values_list("username", flat=True)}
 
 
 def problem(username: str, taken: set[str]) -> str | None:
@@ -62,8 +66,9 @@ def problem(username: str, taken: set[str]) -> str | None:
     return None
 
 
-def validate_new_username(username: str) -> None:
-    """Raise `ValidationError` for a username that could pass for another."""
-    found = problem(username, taken_skeletons())
+def validate_new_username(username: str, exclude_pk: int | None = None) -> None:
+    """Raise `ValidationError` for a username that could pass for another; ``exclude_pk`` is the
+    user being renamed, whose own name is no rival."""
+    found = problem(username, taken_skeletons(exclude_pk))
     if found is not None:
         raise ValidationError(found, code="look_alike")

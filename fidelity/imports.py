@@ -86,11 +86,19 @@ def _checked_cells(values: list[str], header: list[str]) -> dict[str, str]:
     return fields
 
 
-def read_items(path: Path) -> list[ItemRow]:
+Progress = Callable[[int], None]
+
+
+def _no_progress(line: int) -> None:
+    """Reading without anyone to tell (the tests, the demo)."""
+
+
+def read_items(path: Path, progress: Progress = _no_progress) -> list[ItemRow]:
     """Every row of an items CSV; raises ImportFailed naming each problem's line and field.
 
     The file is read row by row from disk; a row that cannot be read (a cell beyond the CSV
-    cell limit, broken quoting, a line that is not UTF-8) stops the reading there."""
+    cell limit, broken quoting, a line that is not UTF-8) stops the reading there. ``progress``
+    is told the number of each line read."""
     name = path.name
     problems = Problems()
     rows: list[ItemRow] = []
@@ -106,6 +114,7 @@ def read_items(path: Path) -> list[ItemRow]:
         line = reader.line_num + 1
         for values in records:
             row_line, line = line, reader.line_num + 1
+            progress(row_line)
             if not any(value.strip() for value in values):
                 continue
             try:
@@ -179,13 +188,15 @@ def _request_row(
     return RequestRow(external_id, request, tuple(str(i).strip() for i in items), answer_text)
 
 
-def read_requests(path: Path) -> list[RequestRow]:
-    """Every line of a requests JSONL file; raises ImportFailed naming each problem."""
+def read_requests(path: Path, progress: Progress = _no_progress) -> list[RequestRow]:
+    """Every line of a requests JSONL file; raises ImportFailed naming each problem.
+    ``progress`` is told the number of each line read."""
     name = path.name
     problems = Problems()
     rows: list[RequestRow] = []
     seen: dict[str, int] = {}
     for line, value in _json_lines(path, problems):
+        progress(line)
         row = _request_row(value, name, line, problems)
         if row is None:
             continue

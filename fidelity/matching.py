@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+
 from annotation.concept.catalog_store import load_catalog
 from annotation.concept.catalogs import Catalog, CatalogItem
 from annotation.concept.mentions import mentions_in_text, split_year, title_key
@@ -80,3 +82,21 @@ def mentioned_items(text: str, catalog: Catalog) -> tuple[str, ...]:
         if item is not None:
             found.append((match.start(), item.id))
     return tuple(item_id for _, item_id in sorted(found, key=lambda pair: pair[0]))
+
+
+def catalog_warning(study: Study) -> str:
+    """Why the study's catalog does not fit its items, or "" when it does (or there is none)."""
+    if study.catalog is None:
+        return ""
+    match = catalog_match(study, study.catalog)
+    if match.complete:
+        return ""
+    return _(
+        "%(missing)d of the study's %(items)d item ids are not in catalog %(catalog)s (for "
+        "example %(ids)s): mentions of those items are never removed as prompt items."
+    ) % {
+        "missing": match.items - match.matched,
+        "items": match.items,
+        "catalog": study.catalog.name,
+        "ids": ", ".join(match.unmatched),
+    }

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path, PurePath
 from typing import Any
 
-from django.core.files.uploadedfile import UploadedFile
 from django.db.models import Count
-from django.utils.text import get_valid_filename
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from annotation.catalog_upload import problems_text
-from annotation.imports.problems import ImportFailed
 from annotation.models import Catalog as StoredCatalog
 from evalsite import jobs
 from evalsite.agreement.phrases import shown
@@ -31,8 +25,7 @@ from fidelity.forms import (
     RequestsUploadForm,
     SimulatorForm,
 )
-from fidelity.imports import read_items, read_requests, store_items, store_requests
-from fidelity.matching import CatalogMatch, catalog_match
+from fidelity.matching import catalog_match, catalog_warning
 from fidelity.models import Answer, Simulator, Study
 from fidelity.names import MEASURE_LABELS
 from fidelity.people_page import people_context
@@ -54,67 +47,6 @@ class SimulatorRow:
     simulator: Simulator
     answers: int
     job: Job | None
-
-
-@dataclass(frozen=True)
-class Uploaded:
-    """An upload's outcome: rows stored, or the problems (then nothing changed); ``warning``
-    says what the stored data lacks (item ids the study's catalog does not hold)."""
-
-    count: int
-    problems: list[str]
-    warning: str = ""
-
-
-def _saved(file: UploadedFile, folder: Path, kind: str) -> Path:
-    target = folder / (get_valid_filename(PurePath(file.name or kind).name) or kind)
-    with target.open("wb") as handle:
-        for chunk in file.chunks():
-            handle.write(chunk)
-    return target
-
-
-def upload(study: Study, kind: str, file: UploadedFile) -> Uploaded:
-    """Store the uploaded ``kind`` file ("items" or "requests"), read from disk a row at a
-    time; refused once the prompts are drawn, since they show the rows it would replace."""
-    if study.prompts.exists():
-        return Uploaded(0, [str(REUPLOAD_REFUSED)])
-    with tempfile.TemporaryDirectory(prefix="evalsite-fidelity-") as scratch:
-        path = _saved(file, Path(scratch), kind)
-        try:
-            if kind == "items":
-                count = store_items(study, read_items(path))
-            else:
-                count = store_requests(study, read_requests(path))
-        except ImportFailed as error:
-            return Uploaded(0, problems_text(error))
-    return Uploaded(count, [], catalog_warning(study) if kind == "items" else "")
-
-
-REUPLOAD_REFUSED = gettext_lazy(
-    "The prompts were drawn from this study's items and requests already; uploading them again "
-    "would change what the prompts and their answers refer to. Start a new study for new data."
-)
-
-
-def _unmatched_text(study: Study, catalog: StoredCatalog, match: CatalogMatch) -> str:
-    return _(
-        "%(missing)d of the study's %(items)d item ids are not in catalog %(catalog)s (for "
-        "example %(ids)s): mentions of those items are never removed as prompt items."
-    ) % {
-        "missing": match.items - match.matched,
-        "items": match.items,
-        "catalog": catalog.name,
-        "ids": ", ".join(match.unmatched),
-    }
-
-
-def catalog_warning(study: Study) -> str:
-    """Why the study's catalog does not fit its items, or "" when it does (or there is none)."""
-    if study.catalog is None:
-        return ""
-    match = catalog_match(study, study.catalog)
-    return "" if match.complete else _unmatched_text(study, study.catalog, match)
 
 
 def set_catalog(study: Study, catalog: StoredCatalog | None) -> tuple[bool, str]:

@@ -27,6 +27,7 @@ from fidelity.models import Simulator, Study
 from fidelity.prompts import PromptsError, make_prompts
 from fidelity.report import study_report
 from fidelity.sheets import csv_bytes, write_report_workbook
+from fidelity.upload_job import REUPLOAD_REFUSED, start_upload
 
 
 @coordinator_required
@@ -50,20 +51,18 @@ def study_page(request: HttpRequest, study_id: int) -> HttpResponse:
 @coordinator_required
 @require_POST
 def upload(request: HttpRequest, study_id: int, kind: str) -> HttpResponse:
+    """The file goes to a background job (`fidelity.upload_job`); its page shows the progress
+    and, for a bad file, each problem with its line and field."""
     study = get_object_or_404(Study, pk=study_id)
     form_class = ItemsUploadForm if kind == "items" else RequestsUploadForm
     form = form_class(request.POST, request.FILES)
-    if form.is_valid():
-        uploaded = pages.upload(study, kind, form.cleaned_data[kind])
-        if not uploaded.problems:
-            messages.success(request, _("%(count)d rows imported.") % {"count": uploaded.count})
-            if uploaded.warning:
-                messages.warning(request, uploaded.warning)
-            return redirect("fidelity:study", study_id=study.pk)
-        for problem in uploaded.problems:
-            form.add_error(kind, problem)
-    context = pages.study_context(study, **{f"{kind}_form": form})
-    return render(request, "fidelity/study.html", context, status=400)
+    if form.is_valid() and study.prompts.exists():
+        form.add_error(kind, _(REUPLOAD_REFUSED))
+    if not form.is_valid():
+        context = pages.study_context(study, **{f"{kind}_form": form})
+        return render(request, "fidelity/study.html", context, status=400)
+    job = start_upload(study, kind, form.cleaned_data[kind], request.user)
+    return redirect("job_detail", job_id=job.pk)
 
 
 @coordinator_required

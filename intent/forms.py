@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from evalsite import roles
+from evalsite.endpoint_addresses import check_written_host
 from evalsite.endpoint_url import MAX_LENGTH as MAX_URL_LENGTH
 from evalsite.endpoint_url import EndpointURLError, endpoint_url
 from evalsite.upload_limit import read_whole
@@ -138,12 +139,15 @@ class EndpointForm(forms.ModelForm[Team]):
         fields = ["endpoint_url"]
 
     def clean_endpoint_url(self) -> str:
-        """The same check as systems' endpoints: form, port, and the operator's host list."""
+        """The same check as systems' endpoints (form, port, the operator's host list), and no
+        address written in it that is not public (`evalsite.endpoint_addresses`)."""
         value: str = self.cleaned_data["endpoint_url"]
         if not value:
             return ""
         try:
-            return endpoint_url(value)
+            url = endpoint_url(value)
+            check_written_host(url)
+            return url
         except EndpointURLError as error:
             raise forms.ValidationError(
                 _("This endpoint URL cannot be used: %(reason)s."),

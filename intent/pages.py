@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from intent import datasets, evaluation, standings, submissions
+from intent.endpoint.protocol import Cause
 from intent.figures import confusion_heatmap
 from intent.forms import EndpointForm, SplitUploadForm, SubmissionForm, TeamForm
 from intent.models import Submission, Team, Track
@@ -36,6 +38,35 @@ def part_label(part: str) -> str:
     return _("public part") if part == "public" else _("private part")
 
 
+# Why a batch failed, in words, for coordinators; a team reads NO_USABLE_ANSWER for every cause.
+FAILURE_CAUSES = {
+    Cause.LATE: gettext_lazy("no complete answer within %(detail)s s"),
+    Cause.TOO_LONG: gettext_lazy("the answer is longer than %(detail)s bytes"),
+    Cause.NESTED: gettext_lazy("the answer is nested too deeply to read"),
+    Cause.NOT_JSON: gettext_lazy("the answer is not JSON"),
+    Cause.NO_RESULTS: gettext_lazy("the answer has no resultsList"),
+    Cause.HTTP_STATUS: gettext_lazy("HTTP status %(detail)s"),
+    Cause.UNREACHABLE: gettext_lazy("the endpoint could not be reached (%(detail)s)"),
+    Cause.REFUSED_ADDRESS: gettext_lazy("refused: %(detail)s"),
+}
+NO_USABLE_ANSWER = gettext_lazy("no usable answer")
+
+
+def failed_batches(submission: Submission, is_coordinator: bool) -> list[dict[str, Any]]:
+    """The failed batches with their reason: the cause for coordinators, the same words for
+    every cause for the team, so that the page maps nothing of what the server can reach."""
+    shown = []
+    for entry in submission.failed_batches:
+        reason = str(NO_USABLE_ANSWER)
+        if is_coordinator:
+            template = FAILURE_CAUSES.get(entry.get("cause", ""))
+            detail = str(entry.get("detail", ""))
+            # Batches kept before causes were recorded hold their reason in words.
+            reason = str(template) % {"detail": detail} if template else entry.get("reason", reason)
+        shown.append({"batch": entry.get("batch"), "items": entry.get("items"), "reason": reason})
+    return shown
+
+
 def submission_context(submission: Submission, is_coordinator: bool) -> dict[str, Any]:
     """The scores of one submission; the per-class breakdown for coordinators alone.
 
@@ -51,6 +82,7 @@ def submission_context(submission: Submission, is_coordinator: bool) -> dict[str
         "part_label": part_label(part),
         "scored": scored,
         "breakdown": is_coordinator,
+        "failed_batches": failed_batches(submission, is_coordinator),
     }
     if scored is not None and is_coordinator:
         context["heatmap"] = confusion_heatmap(scored.scores)

@@ -14,9 +14,12 @@ from datetime import datetime, time
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from evalsite import jobs
+from evalsite.models import Job
 from intent import evaluation
 from intent.alignment import align
 from intent.files import LabelledUtterance, read_predictions
@@ -43,9 +46,25 @@ class TrackClosed(SubmissionRefused):
         super().__init__(_("The track is closed and takes no more submissions."))
 
 
+def settle_stopped_runs(team: Team) -> None:
+    """Mark failed the team's endpoint runs whose job has stopped for good: failed, or
+    interrupted as often as workers restart a job (`evalsite.jobs.MAX_ATTEMPTS`), as when a
+    worker is killed each time it runs. A run resumed by hand from its job page goes on, and
+    is marked running again."""
+    running = team.submissions.filter(status=Submission.Status.RUNNING)
+    stopped = Q(job__status=Job.Status.FAILED) | Q(
+        job__status=Job.Status.INTERRUPTED, job__attempts__gte=jobs.MAX_ATTEMPTS
+    )
+    running.filter(stopped).update(status=Submission.Status.FAILED)
+
+
 def used_today(team: Team) -> int:
+    """Submissions of the team today; a failed endpoint run (one that stopped before it could
+    be scored) is not counted."""
+    settle_stopped_runs(team)
     midnight = timezone.make_aware(datetime.combine(timezone.localdate(), time.min))
-    return team.submissions.filter(created_at__gte=midnight).count()
+    today = team.submissions.filter(created_at__gte=midnight)
+    return today.exclude(status=Submission.Status.FAILED).count()
 
 
 def quota_left(team: Team) -> int:

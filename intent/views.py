@@ -143,6 +143,8 @@ def endpoint(request: HttpRequest, track_id: int) -> HttpResponse:
 @login_required
 def submission_detail(request: HttpRequest, submission_id: int) -> HttpResponse:
     submission = access.visible_submission(request.user, submission_id)
+    submissions.settle_stopped_runs(submission.team)
+    submission.refresh_from_db(fields=["status"])
     is_coordinator = roles.has_role(request.user, roles.COORDINATORS)
     context = pages.submission_context(submission, is_coordinator)
     return render(request, "intent/submission.html", context)

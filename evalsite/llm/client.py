@@ -251,19 +251,31 @@ class LLMClient:
                 # The limit is held per attempt, not across the wait before a retry.
                 async with limit:
                     return await create(**body), attempt
+            # The endpoint's own words may echo the key: LLMError cuts it out of them, and the
+            # error they came in is not chained, so that no traceback shows them whole.
             except retryable as error:
                 if attempt == self.config.max_attempts:
                     raise LLMError(
                         f"{_describe(error)}, after {attempt} attempt(s)",
                         status=_status(error),
                         attempts=attempt,
-                    ) from error
+                        key_env=self.config.api_key_env,
+                    ) from None
                 await self.sleep(wait_before(self.config, attempt, error))
             except openai.OpenAIError as error:
-                raise LLMError(_describe(error), status=_status(error), attempts=attempt) from error
+                raise LLMError(
+                    _describe(error),
+                    status=_status(error),
+                    attempts=attempt,
+                    key_env=self.config.api_key_env,
+                ) from None
             except ValueError as error:
                 # The SDK lets a body that is not JSON (a proxy's error page) through as is.
-                raise LLMError(f"the answer is not JSON: {error}", attempts=attempt) from error
+                raise LLMError(
+                    f"the answer is not JSON: {error}",
+                    attempts=attempt,
+                    key_env=self.config.api_key_env,
+                ) from None
         raise AssertionError("max_attempts is at least 1")
 
 

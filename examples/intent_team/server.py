@@ -7,6 +7,10 @@ malformed, counting batches from 1::
 
     python examples/intent_team/server.py --port 8601 --late 2 --malformed 3 --delay 6
 
+EvalSite calls participants' endpoints at public addresses only: to register this server as
+``http://127.0.0.1:8601/`` on the same host, start EvalSite with
+``EVALSITE_ENDPOINT_PRIVATE_NETWORKS=127.0.0.1/32``.
+
 Only the Python standard library is used.
 """
 

@@ -4,18 +4,27 @@ The job sends the whole test split, batch after batch, and stores each batch's a
 submission as it goes (``{id: label}``, ``null`` for no valid answer) with the number of the
 next batch in its checkpoint; a resumed run continues from there with the same batches (the
 plan is seeded by the submission). When the last batch is in, the submission is scored.
+
+Every request goes through `PublicAddressTransport`: the host is resolved and each of its
+addresses checked when the batch is sent (`evalsite.endpoint_addresses`). Whatever stops the
+run (a refused URL, an error of EvalSite's own) marks the submission failed, so that it never
+stays "running"; a failed submission does not count against the team's daily quota. The team
+reads that the run stopped, in its language; the log keeps the detail for the coordinators.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import httpx
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_noop, ngettext
 
 from evalsite import jobs
+from evalsite.agreement.phrases import Phrase
+from evalsite.endpoint_addresses import PublicAddressTransport, check_written_host
 from evalsite.endpoint_url import EndpointURLError, endpoint_url
 from evalsite.job_descriptions import JobDescription, JobLink, count, seconds
 from evalsite.jobs import JobContext, JobError
@@ -25,6 +34,7 @@ from intent.models import Submission, Team, Utterance
 from intent.submissions import record_scores, submission_slot
 
 ENDPOINT_JOB = "intent_endpoint"
+logger = logging.getLogger(__name__)
 
 
 def batches_of(submission: Submission, batch_size: int) -> list[list[Item]]:
@@ -66,18 +76,45 @@ def run_endpoint(context: JobContext) -> dict[str, Any]:
     )
     if submission is None:
         raise JobError(f"there is no submission {params['submission']}")
+    Submission.objects.filter(pk=submission.pk).update(status=Submission.Status.RUNNING)
+    try:
+        return _send_batches(context, submission)
+    except JobError:
+        _mark_failed(submission)
+        raise
+    except Exception:
+        # EvalSite's own failure, whatever it is: the detail is for the log, not for the team.
+        logger.exception("endpoint run of submission %s failed", submission.pk)
+        _mark_failed(submission)
+        raise JobError(
+            Phrase(gettext_noop("the endpoint run stopped on an error of this site's own"))
+        ) from None
+
+
+def endpoint_transport() -> httpx.BaseTransport:
+    """The transport of every request to a team's endpoint: allowed addresses only."""
+    return PublicAddressTransport()
+
+
+def _mark_failed(submission: Submission) -> None:
+    Submission.objects.filter(pk=submission.pk).update(status=Submission.Status.FAILED)
+
+
+def _send_batches(context: JobContext, submission: Submission) -> dict[str, Any]:
+    params = context.params
     try:
         url = endpoint_url(params["url"])
+        check_written_host(url)
     except EndpointURLError as error:
-        submission.status = Submission.Status.FAILED
-        submission.save(update_fields=["status"])
-        raise JobError(f"the endpoint URL cannot be used: {error}") from None
+        raise JobError(
+            Phrase(gettext_noop("the endpoint URL cannot be used: %(reason)s"), reason=str(error))
+        ) from None
     batches = batches_of(submission, int(params["batch_size"]))
     labels = submission.team.track.label_tuple
     start = int(context.checkpoint.get("next_batch", 0))
     health = dict(context.checkpoint.get("health", {"asked": 0, "right": 0}))
     context.progress(start, len(batches), force=True)
-    with httpx.Client() as client:
+    with httpx.Client(transport=endpoint_transport()) as client:
         for number in range(start, len(batches)):
             batch = batches[number]
             result = send(client, url, batch, labels, float(params["timeout"]))
@@ -90,7 +127,12 @@ def run_endpoint(context: JobContext) -> dict[str, Any]:
                     health["right"] += int(answer == item.health_label)
             if result.failure is not None:
                 submission.failed_batches.append(
-                    {"batch": number + 1, "items": len(batch), "reason": result.failure}
+                    {
+                        "batch": number + 1,
+                        "items": len(batch),
+                        "cause": result.failure.cause,
+                        "detail": result.failure.detail,
+                    }
                 )
             submission.save(update_fields=["predictions", "failed_batches"])
             context.save_checkpoint(done=number + 1, next_batch=number + 1, health=health)

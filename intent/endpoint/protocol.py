@@ -10,11 +10,10 @@ A batch with no answer in time, an HTTP error, a body that is not JSON or no ``r
 fails as a whole: its test items count as wrong, and the batch is listed. The answer must be
 complete within the batch's timeout (a deadline, not a limit per read, so a server that
 drip-feeds its answer cannot hold a worker) and at most `MAX_ANSWER_BYTES` long; JSON nested too
-deeply to read fails the batch too. The reason listed for the team never tells an endpoint that
-could not be reached from one that answered with an HTTP error, so the page is no probe of
-what the server's network holds. Within a good
-answer, an item left out or answered with a label outside the track's label set counts as
-wrong too.
+deeply to read fails the batch too. A failure is kept as a `Failure`: a cause and its detail,
+for the coordinators; the team reads the same words for every cause ("no usable answer"), so
+the page is no probe of what the server's network holds. Within a good answer, an item left
+out or answered with a label outside the track's label set counts as wrong too.
 """
 
 from __future__ import annotations
@@ -28,12 +27,34 @@ from typing import Any
 
 import httpx
 
+from evalsite.endpoint_addresses import AddressRefused
+
 DEFAULT_BATCH_SIZE = 50
 DEFAULT_TIMEOUT = 4.0
 HEALTH_CHECKS_PER_BATCH = 2
 # An answer to a batch of 50 is a few kB; this is ample, and bounds what a worker holds.
 MAX_ANSWER_BYTES = 1024 * 1024
-NO_ANSWER = "the endpoint gave no answer"
+
+
+class Cause:
+    """Why a batch failed, as kept in ``Submission.failed_batches``."""
+
+    LATE = "late"
+    TOO_LONG = "too_long"
+    NESTED = "nested"
+    NOT_JSON = "not_json"
+    NO_RESULTS = "no_results"
+    HTTP_STATUS = "http_status"
+    UNREACHABLE = "unreachable"
+    REFUSED_ADDRESS = "refused_address"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a batch failed (a `Cause`), with its detail: the seconds, the status, the error."""
+
+    cause: str
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -46,10 +67,10 @@ class Item:
 
 @dataclass(frozen=True)
 class BatchResult:
-    """What one batch brought back: labels by id, or the reason it failed."""
+    """What one batch brought back: labels by id, or why it failed."""
 
     answers: dict[str, str]
-    failure: str | None = None
+    failure: Failure | None = None
 
 
 def plan_batches(
@@ -81,7 +102,7 @@ def request_body(batch: Sequence[Item]) -> dict[str, Any]:
 
 def read_answer(body: Any, batch: Sequence[Item], labels: Sequence[str]) -> BatchResult:
     if not isinstance(body, dict) or not isinstance(body.get("resultsList"), list):
-        return BatchResult({}, "the answer has no resultsList")
+        return BatchResult({}, Failure(Cause.NO_RESULTS))
     asked = {item.id for item in batch}
     known = set(labels)
     answers: dict[str, str] = {}
@@ -99,26 +120,28 @@ def send(
 ) -> BatchResult:
     """POST one batch and read its answer; never raises for what the server does."""
     deadline = time.monotonic() + timeout
-    late = f"no answer within {timeout:g} s"
+    late = Failure(Cause.LATE, f"{timeout:g}")
     try:
         with client.stream("POST", url, json=request_body(batch), timeout=timeout) as response:
             if response.status_code != 200:
-                return BatchResult({}, NO_ANSWER)
+                return BatchResult({}, Failure(Cause.HTTP_STATUS, str(response.status_code)))
             received = bytearray()
             for chunk in response.iter_bytes():
                 received += chunk
                 if len(received) > MAX_ANSWER_BYTES:
-                    return BatchResult({}, f"the answer is longer than {MAX_ANSWER_BYTES} bytes")
+                    return BatchResult({}, Failure(Cause.TOO_LONG, str(MAX_ANSWER_BYTES)))
                 if time.monotonic() > deadline:
                     return BatchResult({}, late)
     except httpx.TimeoutException:
         return BatchResult({}, late)
-    except httpx.HTTPError:
-        return BatchResult({}, NO_ANSWER)
+    except AddressRefused as error:
+        return BatchResult({}, Failure(Cause.REFUSED_ADDRESS, str(error)))
+    except httpx.HTTPError as error:
+        return BatchResult({}, Failure(Cause.UNREACHABLE, f"{type(error).__name__}: {error}"))
     try:
         body = json.loads(bytes(received))
     except RecursionError:
-        return BatchResult({}, "the answer is nested too deeply to read")
+        return BatchResult({}, Failure(Cause.NESTED))
     except ValueError:
-        return BatchResult({}, "the answer is not JSON")
+        return BatchResult({}, Failure(Cause.NOT_JSON))
     return read_answer(body, batch, labels)

@@ -83,14 +83,21 @@ def test_a_coordinator_runs_an_annotation_campaign_from_pages_alone(
         files=[FilePayload(name="people.csv", mimeType="text/csv", buffer=people.encode())],
     )
     page.get_by_role("button", name="Check and add").click()
-    passwords = page.locator("code.new-password")
-    expect(passwords).to_have_count(2)
-    accounts = [(who, passwords.nth(n).inner_text()) for n, who in enumerate(("ann", "ben"))]
+    links = page.locator("code.new-password-link")
+    expect(links).to_have_count(2)
+    accounts = [(who, links.nth(n).inner_text()) for n, who in enumerate(("ann", "ben"))]
 
     page.goto(campaign_url)
-    for username, password in accounts:
+    for username, link in accounts:
         annotator = browser.new_context().new_page()
         annotator.context.add_cookies([{"name": "django_language", "value": "en", "url": base_url}])
+        # Each person follows their link and chooses a password, then signs in with it.
+        password = f"{username}-chosen-passw0rd"
+        annotator.goto(link)
+        annotator.fill("#id_new_password1", password)
+        annotator.fill("#id_new_password2", password)
+        annotator.locator("main button[type=submit]").click()
+        annotator.wait_for_url("**/accounts/reset/done/")
         log_in(annotator, base_url, username, password)
         annotator.goto(f"{campaign_url}work/")
         expect(annotator.locator("details.instructions")).to_contain_text("whole")

@@ -83,10 +83,13 @@ def set_up_study(page: Page, url: str) -> str:
     page.locator("main form button[type=submit]").click()
     page.wait_for_url(re.compile(r"/fidelity/\d+/$"))
     study = page.url
+    # Each file is read by a background job, whose page says what it stored.
     upload(page, "items", "items.csv", ITEMS_CSV)
-    expect(page.locator("main")).to_contain_text("4 rows imported.")
+    expect(page.locator("main")).to_contain_text("4 rows imported into study", timeout=15_000)
+    page.goto(study)
     upload(page, "requests", "requests.jsonl", REQUESTS_JSONL)
-    expect(page.locator("main")).to_contain_text("2 rows imported.")
+    expect(page.locator("main")).to_contain_text("2 rows imported into study", timeout=15_000)
+    page.goto(study)
     form = page.locator("#prompts-form")
     for task in ("open_pref", "rec_request", "feedback"):
         form.locator(f'input[name=tasks][value="{task}"]').uncheck()

@@ -134,3 +134,54 @@ def test_the_demo_says_how_to_create_a_superuser_with_a_command_that_works(
     printed = out.getvalue()
     assert f"create one with: {command}\n" in printed
     assert User.objects.filter(username="coordinator", is_superuser=False).exists()
+
+
+@pytest.mark.parametrize(
+    ("username", "language", "why"),
+    [
+        ("\u043etto", "en", "mixes Latin letters with Cyrillic or Greek ones"),  # Cyrillic о
+        ("\u043e\u0442\u0442\u043e", "en", "looks like a username that is taken"),  # all Cyrillic
+        ("p\u0430ul", "zh-hans", "混用了拉丁字母和外形相似的西里尔字母或希腊字母"),  # Cyrillic а
+        ("\u043e\u0442\u0442\u043e", "zh-hans", "与已有的用户名看起来相同"),
+    ],
+)
+def test_the_admin_refuses_a_new_username_that_passes_for_another(
+    admin_client_: Client, username: str, language: str, why: str
+) -> None:
+    User.objects.create_user("otto")
+    admin_client_.cookies["django_language"] = language
+    response = admin_client_.post(
+        reverse("admin:auth_user_add"),
+        {"username": username, "usable_password": "false", "password1": "", "password2": ""},
+    )
+    assert response.status_code == 200
+    assert why in response.content.decode()
+    assert not User.objects.filter(username=username).exists()
+    made = admin_client_.post(
+        reverse("admin:auth_user_add"),
+        {"username": "paul", "usable_password": "false", "password1": "", "password2": ""},
+    )
+    assert made.status_code == 302 and User.objects.filter(username="paul").exists()
+
+
+def test_the_admin_refuses_renaming_someone_to_a_look_alike(admin_client_: Client) -> None:
+    User.objects.create_user("otto")
+    paul = User.objects.create_user("paul")
+    url = reverse("admin:auth_user_change", args=[paul.pk])
+    form = {
+        "username": "\u043e\u0442\u0442\u043e",
+        "is_active": "on",
+        "date_joined_0": "2026-01-01",
+        "date_joined_1": "00:00:00",
+    }
+    admin_client_.cookies["django_language"] = "en"
+    response = admin_client_.post(url, form)
+    assert response.status_code == 200
+    assert "looks like a username that is taken" in response.content.decode()
+    paul.refresh_from_db()
+    assert paul.username == "paul"
+    # Keeping one's own name, or changing only other fields, is no look-alike of oneself.
+    kept = admin_client_.post(url, {**form, "username": "paul", "email": "p@example.org"})
+    assert kept.status_code == 302
+    paul.refresh_from_db()
+    assert paul.email == "p@example.org"

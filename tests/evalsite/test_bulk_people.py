@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import time
 
 import pytest
 from django.contrib.auth.models import User
@@ -13,7 +14,8 @@ from django.test import Client
 from django.urls import reverse
 from pytest_django.fixtures import Settings
 
-from evalsite import roles
+from evalsite import jobs, roles
+from evalsite.models import Job
 from liveeval.models import Campaign
 from tests.annotation.conftest import person
 
@@ -27,8 +29,19 @@ def upload(client: Client, text: str, passwords: str = "show") -> tuple[int, str
     return response.status_code, response.content.decode()
 
 
+def choose_password(path: str, password: str) -> None:
+    """Follow a link to choose a password, as its person would, and choose ``password``."""
+    person = Client()
+    form = person.get(path, follow=True)
+    assert form.status_code == 200 and 'name="new_password1"' in form.content.decode()
+    done = person.post(
+        form.redirect_chain[-1][0], {"new_password1": password, "new_password2": password}
+    )
+    assert done.status_code == 302, done.content.decode()
+
+
 @pytest.mark.django_db
-def test_people_are_added_with_roles_campaigns_and_passwords_shown_once(
+def test_people_are_added_with_roles_campaigns_and_links_shown_once(
     coordinator_client: Client,
 ) -> None:
     campaign = Campaign.objects.create(name="Spring round", today=dt.date(2026, 12, 1))
@@ -42,10 +55,62 @@ def test_people_are_added_with_roles_campaigns_and_passwords_shown_once(
     judge, annotator = User.objects.get(username="judge7"), User.objects.get(username="anno3")
     assert roles.has_role(judge, roles.JUDGES) and roles.has_role(annotator, roles.ANNOTATORS)
     assert list(campaign.judges.all()) == [judge]
-    passwords = re.findall(r'<code class="new-password">([^<]+)</code>', page)
-    assert len(passwords) == 2
-    assert Client().login(username="judge7", password=passwords[0])
-    assert Client().login(username="anno3", password=passwords[1])
+    # Nobody has a password yet: the request hashed none.
+    assert not judge.has_usable_password() and not annotator.has_usable_password()
+    assert "within 3 days" in page
+    links = re.findall(r'<code class="new-password-link">http://testserver([^<]+)</code>', page)
+    assert len(links) == 2
+    for link, username in zip(links, ("judge7", "anno3"), strict=True):
+        choose_password(link, f"{username}-chosen-passw0rd")
+        assert Client().login(username=username, password=f"{username}-chosen-passw0rd")
+    # A link serves once.
+    again = Client().get(links[0], follow=True).content.decode()
+    assert "no longer valid" in again
+
+
+@pytest.mark.django_db
+def test_adding_many_people_hashes_no_password_in_the_request(
+    coordinator_client: Client, settings: Settings
+) -> None:
+    # The served hasher, half a second a password: 100 rows hashed here would take 50 s.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
+    body = "".join(f"crowd{n},,judge,\n" for n in range(100))
+    started = time.perf_counter()
+    status, page = upload(coordinator_client, f"username,email,role,campaign\n{body}")
+    elapsed = time.perf_counter() - started
+    assert status == 200 and page.count('class="new-password-link"') == 100
+    assert elapsed < 10, elapsed
+    assert (
+        User.objects.filter(username__startswith="crowd", groups__name=roles.JUDGES).count() == 100
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("en", "line 5, file: the file holds more than 3 people"),
+        ("zh-hans", "第 5 行，文件：文件中的人数超过 3，即一个文件最多可添加的人数"),
+    ],
+)
+def test_a_file_over_the_row_cap_is_refused_and_adds_nobody(
+    coordinator_client: Client, settings: Settings, language: str, said: str
+) -> None:
+    settings.PEOPLE_CSV_MAX_ROWS = 3
+    body = "".join(f"p{n},,judge,\n" for n in range(4))
+    coordinator_client.cookies["django_language"] = language
+    response = coordinator_client.post(
+        reverse("bulk_add"),
+        {
+            "file": SimpleUploadedFile("people.csv", f"{HEADER.decode()}{body}".encode()),
+            "passwords": "show",
+        },
+    )
+    assert response.status_code == 422
+    assert said in response.content.decode()
+    assert not User.objects.filter(username__startswith="p").exists()
+    settings.PEOPLE_CSV_MAX_ROWS = 4
+    assert upload(coordinator_client, f"{HEADER.decode()}{body}")[0] == 200
 
 
 @pytest.mark.django_db
@@ -83,20 +148,29 @@ def test_a_wrong_header_is_refused(coordinator_client: Client) -> None:
 
 
 @pytest.mark.django_db
-def test_reset_mails_go_through_the_email_backend(coordinator_client: Client) -> None:
+def test_links_are_mailed_by_a_background_job(
+    coordinator_client: Client, coordinator: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queued: list[Job] = []
+    monkeypatch.setattr(jobs, "start", queued.append)
     status, page = upload(
         coordinator_client,
         "username,email,role,campaign\nmailme,mailme@example.org,annotator,\n",
         passwords="mail",
     )
-    assert status == 200
+    assert status == 200 and "new-password-link" not in page
+    # The request stored the account and queued the mailing; it sent nothing itself.
+    assert not mail.outbox and len(queued) == 1
+    job = jobs.run(queued[0])
+    assert job.status == Job.Status.DONE and job.created_by == coordinator
+    assert reverse("job_detail", args=[job.pk]) in page
     assert len(mail.outbox) == 1 and mail.outbox[0].to == ["mailme@example.org"]
     link = re.search(r"http://testserver(/accounts/reset/\S+/)", str(mail.outbox[0].body))
     assert link is not None
     user = User.objects.get(username="mailme")
     assert not user.has_usable_password()
-    assert Client().get(link.group(1), follow=True).status_code == 200
-    assert "new-password" not in page
+    choose_password(link.group(1), "mailme-chosen-passw0rd")
+    assert Client().login(username="mailme", password="mailme-chosen-passw0rd")
 
 
 @pytest.mark.django_db
@@ -176,10 +250,10 @@ def test_a_look_alike_of_a_taken_username_is_named_by_line(outsider: User) -> No
 
 
 @pytest.mark.django_db
-def test_a_large_file_is_checked_in_linear_time() -> None:
-    import time
-
+def test_a_large_file_is_checked_in_linear_time(settings: Settings) -> None:
     from evalsite.bulk_people import read_people
+
+    settings.PEOPLE_CSV_MAX_ROWS = 20_000
 
     def check(rows: int) -> float:
         body = "".join(f"user{n},,judge,\n" for n in range(rows))

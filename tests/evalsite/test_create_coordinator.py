@@ -44,6 +44,7 @@ def test_a_generated_password_is_printed_once_and_works() -> None:
         ("owner", "short\n", "The password is refused"),
         ("otto", "a-long-first-password-7\n", "is taken"),
         ("pаul", "a-long-first-password-7\n", "mixes Latin letters"),
+        ("\u043e\u0442\u0442\u043e", "a-long-first-password-7\n", "looks like a username"),
     ],
 )
 def test_it_refuses_what_would_be_unsafe(

@@ -58,7 +58,15 @@ def test_it_rejects_a_bad_database_url() -> None:
     assert "ImproperlyConfigured" in result.stderr and "DATABASE_URL" in result.stderr
 
 
-@pytest.mark.parametrize(("name", "value"), [("DEBUG", "maybe"), ("CONN_MAX_AGE", "soon")])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("DEBUG", "maybe"),
+        ("CONN_MAX_AGE", "soon"),
+        ("EVALSITE_ENDPOINT_PRIVATE_NETWORKS", "127.0.0.1/32,intranet"),
+        ("EVALSITE_PEOPLE_CSV_MAX_ROWS", "0"),
+    ],
+)
 def test_it_rejects_malformed_values(name: str, value: str) -> None:
     env = {"DEBUG": "1", name: value}
     result = load_settings(**env)
