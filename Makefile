@@ -48,13 +48,16 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP)
 	$(VENV)/bin/mypy .
 
-# The whole suite runs in one process, in its fixed order; the fast tier (make check) runs in
-# a random order on two workers.
+# Both tiers run in a random order (pytest-randomly prints its seed; --randomly-seed=N repeats
+# an order) on two pytest-xdist workers, each file on one worker so that a module's fixtures are
+# built once. The whole suite measures branch coverage of the served code and prints the total.
 PYTEST_WORKERS ?= 2
-PYTEST_FULL = -p no:randomly
+PYTEST_FULL = -n $(PYTEST_WORKERS) --dist loadfile --cov --cov-branch --cov-report=
+COVERAGE_TOTAL = echo "Branch coverage of the served code: $$($(VENV)/bin/coverage report --format=total)%"
 
 pytest: $(DEV_STAMP) chromium
 	$(VENV)/bin/pytest $(PYTEST_FULL) $(PYTEST_ARGS)
+	@$(COVERAGE_TOTAL)
 
 # The fast tier while you work: lint, types and every test not marked slow (tests/conftest.py
 # says which are), in random order.
@@ -76,6 +79,7 @@ test: lint chromium
 	nice -n 10 $(VENV)/bin/mypy . > $$mypy_log 2>&1 & mypy_pid=$$!; \
 	echo "$(VENV)/bin/pytest $(PYTEST_FULL) $(PYTEST_ARGS)"; \
 	$(VENV)/bin/pytest $(PYTEST_FULL) $(PYTEST_ARGS); pytest_status=$$?; \
+	$(COVERAGE_TOTAL); \
 	wait $$mypy_pid; mypy_status=$$?; \
 	echo "$(VENV)/bin/mypy ."; cat $$mypy_log; rm -f $$mypy_log; \
 	exit $$(( pytest_status || mypy_status ))

@@ -208,13 +208,6 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.add_marker(pytest.mark.slow)
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Browser tests run last, after any random order: Playwright leaves an event loop running
-    in the main thread, which would break any asyncio test that ran after it."""
-    items.sort(key=lambda item: "tests/e2e/" in item.nodeid.replace("\\", "/"))
-
-
 @pytest.fixture(autouse=True)
 def _fresh_rate_limits() -> None:
     """Rate limits count in the cache; every test starts with none spent."""

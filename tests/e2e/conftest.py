@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, BrowserType, Page, Playwright, sync_playwright
 
 from testing.servers import Daphne, TemporaryDatabase, free_port
 
@@ -44,6 +44,38 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
         "args": CHROMIUM_FLAGS,
         "headless": True,
     }
+
+
+# Playwright's sync API keeps an event loop running in the test thread from start to stop, and
+# Django refuses synchronous database work while one runs. pytest-playwright starts it once per
+# session; here it lives for one module, so that the tests a pytest-xdist worker runs after a
+# browser module (in any order) find no loop running.
+@pytest.fixture(scope="module")
+def playwright() -> Iterator[Playwright]:
+    started = sync_playwright().start()
+    yield started
+    started.stop()
+
+
+@pytest.fixture(scope="module")
+def browser_context_args(base_url: str) -> dict[str, Any]:
+    """Every page opens on the served site (no device emulation, no video)."""
+    return {"base_url": base_url}
+
+
+@pytest.fixture(scope="module")
+def browser_type(playwright: Playwright, browser_name: str) -> BrowserType:
+    chosen: BrowserType = getattr(playwright, browser_name)
+    return chosen
+
+
+@pytest.fixture(scope="module")
+def browser(
+    browser_type: BrowserType, browser_type_launch_args: dict[str, Any]
+) -> Iterator[Browser]:
+    launched = browser_type.launch(**browser_type_launch_args)
+    yield launched
+    launched.close()
 
 
 @pytest.fixture(scope="session")
