@@ -74,7 +74,7 @@ from evalsite.agreement.results import (
 )
 from evalsite.agreement.scale_step import ScaleStep, scale_points, scale_step
 from evalsite.agreement.score_matrix import ScoreMatrix
-from evalsite.agreement.verdict import on_every_dimension
+from evalsite.agreement.verdict import on_every_dimension, withheld_over
 
 LLM_FIELDS = (
     "alt_test",
@@ -185,7 +185,10 @@ class _Block:
             self.entries[name] = Entry(fields, interval_field, reason=LABELS_HAVE_NO_DISTANCE)
 
     def _alt_test(self, scores: ScoreMatrix, options: _Options) -> None:
-        found = alt_test(scores, scoring=options.alt_scoring, epsilon=options.epsilon)
+        # Units of one cluster share its halo: the t-tests run on cluster means.
+        found = alt_test(
+            scores, scoring=options.alt_scoring, epsilon=options.epsilon, clusters=self.clusters
+        )
         if isinstance(found, AltTestUnavailable):
             self.alt_test_note = found.note
         else:
@@ -315,6 +318,7 @@ class _Block:
             cluster_column=None if self.clusters is None else str(self.cluster_column),
             within=self.within,
             alt_test_note=self.alt_test_note,
+            alt_test_clustered=self.alt_test is not None and self.clusters is not None,
         )
         notes.extend(entry_notes(self.entries.values()))
 
@@ -488,11 +492,14 @@ def report_json(blocks: dict[str, AgreementBlock]) -> dict[str, Any]:
     """The blocks as plain JSON, with the verdict over the whole file before them.
 
     The whole-file verdict holds only where every dimension's does (`on_every_dimension`);
-    it is null without an LLM.
+    it is null without an LLM, and null with ``verdict_withheld`` saying why when no dimension
+    could be tested on its own (`withheld_over`).
     """
     verdicts = [block.verdict for block in blocks.values() if block.verdict is not None]
     whole = on_every_dimension(verdicts)
+    withheld = None if whole is None else withheld_over(verdicts)
     return {
-        "verdict": None if whole is None else whole.as_json(),
+        "verdict": None if whole is None or withheld is not None else whole.as_json(),
+        "verdict_withheld": withheld,
         "dimensions": {name: block.as_json() for name, block in blocks.items()},
     }

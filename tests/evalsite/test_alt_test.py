@@ -238,6 +238,66 @@ def test_it_decides_a_t_test_without_spread_by_the_common_value() -> None:
     assert one_sided_p_value(np.array([1.0, 1.0, 1.0]), 0.15) == 1.0
 
 
+# The clustered alt-test: the t-tests on cluster means --------------------------------------
+# Two humans who always say 1, and an LLM on 8 items in 4 clusters (transcripts) of 2. Leaving
+# out either human, the other's 1 is the only reference: the human always matches it and the
+# LLM matches it where it says 1, so d = 1 − [LLM says 1] = [0, 1 | 0, 0 | 1, 1 | 0, 0].
+# Item by item: mean 3/8 over 8 items. Cluster by cluster: means [½, 0, 1, 0], mean 3/8 over 4.
+CLUSTERED = {"h1": [1] * 8, "h2": [1] * 8, "llm": [1, 2, 1, 1, 2, 2, 1, 1]}
+TRANSCRIPTS = ["t1", "t1", "t2", "t2", "t3", "t3", "t4", "t4"]
+
+
+def test_the_clustered_alt_test_runs_its_t_tests_on_cluster_means() -> None:
+    scores = matrix_of(CLUSTERED)
+    clustered = ran(
+        alt_test(scores, scoring="accuracy", min_items=1, epsilon=0.1, clusters=TRANSCRIPTS)
+    )
+    means = [0.5, 0.0, 1.0, 0.0]
+    expected = t_test_p(float(np.mean(means)), float(np.std(means, ddof=1)), 4, 0.1)
+    assert [human.p_value for human in clustered.humans] == pytest.approx([expected] * 2)
+    # The item-by-item test (the paper's) counts each item once: 8 draws, not 4.
+    paper = ran(alt_test(scores, scoring="accuracy", min_items=1, epsilon=0.1))
+    d = [0, 1, 0, 0, 1, 1, 0, 0]
+    by_item = t_test_p(float(np.mean(d)), float(np.std(d, ddof=1)), 8, 0.1)
+    assert [human.p_value for human in paper.humans] == pytest.approx([by_item] * 2)
+    assert by_item != pytest.approx(expected)
+    # Items are still counted, and the advantage is still a share of items.
+    assert [(h.n_items, h.advantage) for h in clustered.humans] == [(8, 5 / 8), (8, 5 / 8)]
+
+
+def test_clusters_of_one_item_give_the_papers_test() -> None:
+    scores = matrix_of(CLUSTERED)
+    alone = ran(
+        alt_test(scores, scoring="accuracy", min_items=1, clusters=[f"c{n}" for n in range(8)])
+    )
+    assert alone == ran(alt_test(scores, scoring="accuracy", min_items=1))
+
+
+def test_the_clustered_alt_test_needs_one_label_per_item() -> None:
+    with pytest.raises(ValueError, match="8 items but 3 cluster labels"):
+        alt_test(matrix_of(CLUSTERED), scoring="accuracy", clusters=["a", "b", "c"])
+
+
+def test_the_engine_runs_a_clustered_blocks_alt_test_on_cluster_means() -> None:
+    # CLUSTERED four times over, as 32 items in 16 transcripts of 2 (the engine needs 30 items).
+    labels = [f"{transcript}-{copy}" for copy in range(4) for transcript in TRANSCRIPTS]
+    rows = [
+        (f"i{n:02d}", rater, float(column[n % 8]), labels[n])
+        for rater, column in CLUSTERED.items()
+        for n in range(32)
+    ]
+    frame = pd.DataFrame(rows, columns=["item", "rater", "score", "transcript"])
+    block = agreement_blocks(frame, llm="llm", level="nominal", resamples=0, cluster="transcript")
+    found = block["all"].alt_test
+    assert found is not None
+    repeated = matrix_of({rater: column * 4 for rater, column in CLUSTERED.items()})
+    expected = ran(alt_test(repeated, scoring="accuracy", clusters=labels))
+    paper = ran(alt_test(repeated, scoring="accuracy"))
+    assert [h.p_value for h in found.humans] == pytest.approx([h.p_value for h in expected.humans])
+    assert found.humans[0].p_value != pytest.approx(paper.humans[0].p_value)
+    assert any("t-tests ran on the mean of each cluster" in note for note in block["all"].notes)
+
+
 # Benjamini–Yekutieli: adjusted p_(k) = min over i ≥ k of m · c(m) · p_(i) / i -----------------
 
 
