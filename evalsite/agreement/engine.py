@@ -39,6 +39,8 @@ from evalsite.agreement.bootstrap import (
 from evalsite.agreement.clusters import (
     MIN_CLUSTERS_FOR_INTERVAL,
     cluster_distributions,
+    cluster_estimates,
+    cluster_interval,
     too_few_clusters,
 )
 from evalsite.agreement.common import (
@@ -290,24 +292,52 @@ class _Block:
                 ready[name] = entry.statistic
         if self.clusters is None:
             distributions = bootstrap_distributions(ready, resamples=resamples, seed=seed)
+            estimates = {}
         else:
             distributions = cluster_distributions(
                 ready, self.clusters, resamples=resamples, seed=seed
             )
+            estimates = cluster_estimates(ready, self.clusters)
+        pairs = ("alpha.llm_vs_humans", "alpha.humans_pairwise")
+        if set(pairs) <= distributions.keys():
+            # α LLM–humans against α between humans, on the same resamples: the verdict's third
+            # check. Its value and jackknife are the differences of theirs.
+            distributions["alpha.gap"] = distributions[pairs[0]] - distributions[pairs[1]]
+            if estimates:
+                (llm, llm_jack), (people, people_jack) = (estimates[name] for name in pairs)
+                estimates["alpha.gap"] = (llm - people, llm_jack - people_jack)
+        intervals: dict[str, Interval] = {}
         for name, distribution in distributions.items():
             try:
-                self.entries[name].interval = percentile_interval(
-                    distribution, confidence=confidence
+                intervals[name] = self._interval(
+                    distribution, estimates.get(name), confidence=confidence
                 )
             except StatisticUndefined as error:
-                self.entries[name].interval_reason = reason_of(error)
-        # α LLM–humans against α between humans, on the same resamples: the verdict's third check.
-        if {"alpha.llm_vs_humans", "alpha.humans_pairwise"} <= distributions.keys():
-            gap = distributions["alpha.llm_vs_humans"] - distributions["alpha.humans_pairwise"]
-            try:
-                self.gap_interval = percentile_interval(gap, confidence=confidence)
-            except StatisticUndefined:
-                self.gap_interval = None
+                if name in self.entries:
+                    self.entries[name].interval_reason = reason_of(error)
+        for name, interval in intervals.items():
+            if name in self.entries:
+                self.entries[name].interval = interval
+        self.gap_interval = intervals.get("alpha.gap")
+
+    def _interval(
+        self,
+        distribution: FloatArray,
+        estimate: tuple[float, FloatArray] | None,
+        *,
+        confidence: float,
+    ) -> Interval:
+        """The percentile interval over items; over clusters, BCa widened for few clusters."""
+        if self.clusters is None or estimate is None:
+            return percentile_interval(distribution, confidence=confidence)
+        value, jackknife = estimate
+        return cluster_interval(
+            distribution,
+            value,
+            jackknife,
+            n_clusters=len(set(self.clusters)),
+            confidence=confidence,
+        )
 
     def result(self, *, intervals_computed: bool) -> AgreementBlock:
         notes = setting_notes(
