@@ -217,6 +217,9 @@ def test_the_page_says_a_random_llm_did_not_pass(random_panel: Campaign) -> None
     assert "The alternative annotator test used ε = 0.15, this campaign's setting" in text
     assert "0.2 for expert annotators, 0.15 for skilled ones, 0.1 for crowd workers" in text
     assert 'id="humans-plus-llm-note"' in text and 'id="pooled-note"' in text
+    pooled_note = text[text.index('id="pooled-note"') :].split("</p>")[0]
+    assert "bias-corrected and accelerated (BCa), widened for few transcripts" in pooled_note
+    assert "runs each t-test on the transcripts' means" in pooled_note
 
 
 def test_an_llm_copying_one_person_passes(copying_panel: Campaign) -> None:
