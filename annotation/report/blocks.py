@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from evalsite.agreement.alt_test import AltTestResult
 from evalsite.agreement.common import Interval
-from evalsite.agreement.phrases import phrases_json, texts_of
+from evalsite.agreement.phrases import phrases_json, texts_of, to_json
 from evalsite.agreement.results import (
     AgreementBlock,
     AlphaIntervals,
@@ -97,6 +97,8 @@ class RatedBlock:
                 }
             found["n"] = self.n.as_json()
             found["notes_phrases"] = phrases_json(self.notes)
+            if self.agreement.verdict_withheld is not None:
+                found["verdict_withheld_phrase"] = to_json(self.agreement.verdict_withheld)
         if self.dimensions:
             found["dimensions"] = self.dimensions
         return found

@@ -37,6 +37,7 @@ from evalsite.agreement.common import (
 from evalsite.agreement.engine import agreement_blocks
 from evalsite.agreement.phrases import Phrase
 from evalsite.agreement.rates import RatioOfSums
+from evalsite.agreement.verdict import withheld_over
 
 # Raised whenever the stored shape of a report changes, so older results count as stale.
 REPORT_VERSION = 4
@@ -150,6 +151,7 @@ def agreement_report(
             "pairwise": {},
             "pooled": None,
         }
+        rated: dict[str, RatedBlock] = {}
         for spec in present:
             advance(_agreement_message(spec.key, evaluator))
             subset = rows[rows["dimension"] == spec.key]
@@ -158,13 +160,13 @@ def agreement_report(
                     subset, spec, rater, settings
                 ).as_json()
             else:
-                evaluation["dimensions"][spec.key] = _dimension_block(
-                    subset, spec, rater, breakdowns, settings
-                ).as_json()
+                rated[spec.key] = _dimension_block(subset, spec, rater, breakdowns, settings)
+                evaluation["dimensions"][spec.key] = rated[spec.key].as_json()
         if pooled:
             advance(_agreement_message(POOLED, evaluator))
-            evaluation["pooled"] = _pooled_block(
-                rows, pooled, rater, breakdowns, settings
+            block = _pooled_block(rows, pooled, rater, breakdowns, settings)
+            evaluation["pooled"] = _judged_against(
+                block, [rated[spec.key] for spec in pooled]
             ).as_json()
         evaluation["scatter"] = {
             key: series.as_json()
@@ -325,6 +327,17 @@ def _pooled_block(
         within=POOLED_WITHIN,
     )
     return replace(block, dimensions=keys)
+
+
+def _judged_against(pooled: RatedBlock, dimensions: Sequence[RatedBlock]) -> RatedBlock:
+    """The pooled block, its verdict withheld where the pooled dimensions' own verdicts cannot
+    support it (`evalsite.agreement.verdict.withheld_over`)."""
+    verdict = pooled.agreement.verdict
+    if verdict is None:
+        return pooled
+    own = [block.agreement.verdict for block in dimensions]
+    withheld = withheld_over([found for found in own if found is not None], verdict)
+    return replace(pooled, agreement=replace(pooled.agreement, verdict_withheld=withheld))
 
 
 def _vote(value: float, spec: DimensionSpec) -> str:

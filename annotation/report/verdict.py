@@ -108,12 +108,20 @@ def _llm_verdict(evaluator: str, scope: str, block: RatedBlock | None) -> str:
             "of %(rate).2f < %(passing)s."
         )
         rule = None if block is None else block.agreement.verdict
-        if alt.passed and rule is not None and not rule.stands_in:
+        withheld = None if block is None else block.agreement.verdict_withheld
+        evidence = _(
+            " In the alternative annotator test (ε = %(epsilon)s) it beat %(beaten)d of "
+            "%(tested)d annotators, a winning rate of %(rate).2f."
+        )
+        if withheld is not None:
+            # Pooled dimensions that no dimension on its own supports give no verdict.
+            opening = _(
+                "Whether the LLM evaluator %(evaluator)s can stand in for a human annotator is "
+                "not judged %(scope)s: %(reason)s."
+            ) % {"evaluator": evaluator, "scope": scope, "reason": shown(withheld)}
+            opening += evidence % figures
+        elif alt.passed and rule is not None and not rule.stands_in:
             # The alt-test alone passed: the rule's other checks say why that is not enough.
-            evidence = _(
-                " In the alternative annotator test (ε = %(epsilon)s) it beat %(beaten)d of "
-                "%(tested)d annotators, a winning rate of %(rate).2f."
-            )
             opening = shown(rule.sentence) + evidence % figures
         else:
             opening = (passed if alt.passed else failed) % figures

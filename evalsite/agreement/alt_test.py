@@ -9,7 +9,7 @@ because half of that α's pairs are human–human. docs/agreement.md defines eve
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -157,6 +157,19 @@ def _misalignment(
     return np.asarray(np.nansum(gaps**2, axis=1) / counts, dtype=np.float64)
 
 
+def cluster_means(differences: FloatArray, clusters: Sequence[Hashable]) -> FloatArray:
+    """The mean of ``differences`` within each cluster, in order of first appearance.
+
+    Units of one cluster (the dimensions of one transcript) share its halo, so their
+    differences are not independent draws; their mean is one draw per cluster.
+    """
+    codes_of: dict[Hashable, int] = {}
+    codes = np.array([codes_of.setdefault(label, len(codes_of)) for label in clusters])
+    sums = np.bincount(codes, weights=differences, minlength=len(codes_of))
+    counts = np.bincount(codes, minlength=len(codes_of))
+    return np.asarray(sums / counts, dtype=np.float64)
+
+
 def alt_test(
     scores: ScoreMatrix,
     *,
@@ -164,6 +177,7 @@ def alt_test(
     epsilon: float = DEFAULT_EPSILON,
     q: float = DEFAULT_Q,
     min_items: int = DEFAULT_MIN_ITEMS,
+    clusters: Sequence[Hashable] | None = None,
 ) -> AltTestResult | AltTestUnavailable:
     """The alternative annotator test (Calderon, Reichart and Dror 2025, arXiv 2501.10970).
 
@@ -175,6 +189,12 @@ def alt_test(
     the LLM's) ≥ ``epsilon`` is tested with a one-sided one-sample t-test (`one_sided_p_value`).
     Humans with fewer than ``min_items`` such items are not tested but remain references for the
     others. The p-values are corrected across the tested humans by Benjamini–Yekutieli at ``q``.
+
+    ``clusters`` (one label per item, such as each (dimension, transcript) unit's transcript)
+    makes the test respect clustering: each human's differences are first averaged within each
+    cluster, and the t-test runs on those cluster means, one per cluster, so that the units of
+    one transcript count once. ``min_items`` still counts items, and ``advantage`` is still a
+    share of items. Without ``clusters`` the test is the paper's, item by item.
 
     Returns `AltTestUnavailable` when fewer than two humans scored anything, when every score
     (the LLM's and the humans') is one and the same value, which leaves nothing to tell an
@@ -191,6 +211,8 @@ def alt_test(
         raise ValueError("q must lie between 0 and 1")
     if min_items < 1:
         raise ValueError("min_items must be at least 1")
+    if clusters is not None and len(clusters) != len(scores.items):
+        raise ValueError(f"{len(scores.items)} items but {len(clusters)} cluster labels")
 
     def unavailable(note: str) -> AltTestUnavailable:
         return AltTestUnavailable(epsilon, q, scoring, min_items, note)
@@ -234,6 +256,8 @@ def alt_test(
         llm_wins = llm_miss <= human_miss + SCORE_TOLERANCE
         human_wins = human_miss <= llm_miss + SCORE_TOLERANCE
         differences = human_wins.astype(np.float64) - llm_wins.astype(np.float64)
+        if clusters is not None:
+            differences = cluster_means(differences, [clusters[int(row)] for row in rows])
         p_value = one_sided_p_value(differences, epsilon)
         tested.append((name, len(rows), p_value, float(llm_wins.mean())))
     if not tested:

@@ -39,6 +39,8 @@ from evalsite.agreement.bootstrap import (
 from evalsite.agreement.clusters import (
     MIN_CLUSTERS_FOR_INTERVAL,
     cluster_distributions,
+    cluster_estimates,
+    cluster_interval,
     too_few_clusters,
 )
 from evalsite.agreement.common import (
@@ -80,7 +82,7 @@ from evalsite.agreement.results import (
 )
 from evalsite.agreement.scale_step import TWO_VALUES, ScaleStep, scale_points, scale_step
 from evalsite.agreement.score_matrix import ScoreMatrix
-from evalsite.agreement.verdict import on_every_dimension
+from evalsite.agreement.verdict import on_every_dimension, withheld_over
 
 LLM_FIELDS = (
     "alt_test",
@@ -197,7 +199,10 @@ class _Block:
             self.entries[name] = Entry(fields, interval_field, reason=LABELS_HAVE_NO_DISTANCE)
 
     def _alt_test(self, scores: ScoreMatrix, options: _Options) -> None:
-        found = alt_test(scores, scoring=options.alt_scoring, epsilon=options.epsilon)
+        # Units of one cluster share its halo: the t-tests run on cluster means.
+        found = alt_test(
+            scores, scoring=options.alt_scoring, epsilon=options.epsilon, clusters=self.clusters
+        )
         if isinstance(found, AltTestUnavailable):
             self.alt_test_note = found.note
         else:
@@ -314,24 +319,52 @@ class _Block:
                 ready[name] = entry.statistic
         if self.clusters is None:
             distributions = bootstrap_distributions(ready, resamples=resamples, seed=seed)
+            estimates = {}
         else:
             distributions = cluster_distributions(
                 ready, self.clusters, resamples=resamples, seed=seed
             )
+            estimates = cluster_estimates(ready, self.clusters)
+        pairs = ("alpha.llm_vs_humans", "alpha.humans_pairwise")
+        if set(pairs) <= distributions.keys():
+            # α LLM–humans against α between humans, on the same resamples: the verdict's third
+            # check. Its value and jackknife are the differences of theirs.
+            distributions["alpha.gap"] = distributions[pairs[0]] - distributions[pairs[1]]
+            if estimates:
+                (llm, llm_jack), (people, people_jack) = (estimates[name] for name in pairs)
+                estimates["alpha.gap"] = (llm - people, llm_jack - people_jack)
+        intervals: dict[str, Interval] = {}
         for name, distribution in distributions.items():
             try:
-                self.entries[name].interval = percentile_interval(
-                    distribution, confidence=confidence
+                intervals[name] = self._interval(
+                    distribution, estimates.get(name), confidence=confidence
                 )
             except StatisticUndefined as error:
-                self.entries[name].interval_reason = reason_of(error)
-        # α LLM–humans against α between humans, on the same resamples: the verdict's third check.
-        if {"alpha.llm_vs_humans", "alpha.humans_pairwise"} <= distributions.keys():
-            gap = distributions["alpha.llm_vs_humans"] - distributions["alpha.humans_pairwise"]
-            try:
-                self.gap_interval = percentile_interval(gap, confidence=confidence)
-            except StatisticUndefined:
-                self.gap_interval = None
+                if name in self.entries:
+                    self.entries[name].interval_reason = reason_of(error)
+        for name, interval in intervals.items():
+            if name in self.entries:
+                self.entries[name].interval = interval
+        self.gap_interval = intervals.get("alpha.gap")
+
+    def _interval(
+        self,
+        distribution: FloatArray,
+        estimate: tuple[float, FloatArray] | None,
+        *,
+        confidence: float,
+    ) -> Interval:
+        """The percentile interval over items; over clusters, BCa widened for few clusters."""
+        if self.clusters is None or estimate is None:
+            return percentile_interval(distribution, confidence=confidence)
+        value, jackknife = estimate
+        return cluster_interval(
+            distribution,
+            value,
+            jackknife,
+            n_clusters=len(set(self.clusters)),
+            confidence=confidence,
+        )
 
     def result(self, *, intervals_computed: bool) -> AgreementBlock:
         notes = setting_notes(
@@ -342,6 +375,7 @@ class _Block:
             cluster_column=None if self.clusters is None else str(self.cluster_column),
             within=self.within,
             alt_test_note=self.alt_test_note,
+            alt_test_clustered=self.alt_test is not None and self.clusters is not None,
         )
         notes.extend(entry_notes(self.entries.values()))
 
@@ -516,11 +550,14 @@ def report_json(blocks: dict[str, AgreementBlock]) -> dict[str, Any]:
     """The blocks as plain JSON, with the verdict over the whole file before them.
 
     The whole-file verdict holds only where every dimension's does (`on_every_dimension`);
-    it is null without an LLM.
+    it is null without an LLM, and null with ``verdict_withheld`` saying why when no dimension
+    could be tested on its own (`withheld_over`).
     """
     verdicts = [block.verdict for block in blocks.values() if block.verdict is not None]
     whole = on_every_dimension(verdicts)
+    withheld = None if whole is None else withheld_over(verdicts)
     return {
-        "verdict": None if whole is None else whole.as_json(),
+        "verdict": None if whole is None or withheld is not None else whole.as_json(),
+        "verdict_withheld": withheld,
         "dimensions": {name: block.as_json() for name, block in blocks.items()},
     }

@@ -73,6 +73,7 @@ def setting_notes(
     cluster_column: str | None,
     within: str | None,
     alt_test_note: str | None,
+    alt_test_clustered: bool = False,
 ) -> list[str]:
     """The notes on how a block was computed: no LLM, no intervals, clusters, centring."""
     notes: list[str] = []
@@ -126,4 +127,14 @@ def setting_notes(
         )
     if alt_test_note is not None:
         notes.append(Phrase(gettext_noop("alt_test is null: %(reason)s."), reason=alt_test_note))
+    elif alt_test_clustered and cluster_column is not None:
+        notes.append(
+            Phrase(
+                gettext_noop(
+                    "The alt-test's t-tests ran on the mean of each cluster's items (column "
+                    "'%(column)s'), so that the items of one cluster count once."
+                ),
+                column=cluster_column,
+            )
+        )
     return notes

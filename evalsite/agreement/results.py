@@ -18,7 +18,7 @@ from evalsite.agreement.alt_test import (
     UntestedHuman,
 )
 from evalsite.agreement.common import Interval
-from evalsite.agreement.phrases import texts_of
+from evalsite.agreement.phrases import from_json, texts_of
 from evalsite.agreement.verdict import StandIn, stand_in
 
 JsonObject = dict[str, object]
@@ -271,11 +271,13 @@ class AgreementBlock:
     llm_distinct_answers: int | None = None
     notes: list[str] = field(default_factory=list)
     by: dict[str, dict[str, AgreementBlock]] | None = None
+    verdict_withheld: str | None = None
 
     @property
     def verdict(self) -> StandIn | None:
-        """Whether the LLM can stand in for people, by the one rule; None without an LLM."""
-        if self.llm is None:
+        """Whether the LLM can stand in for people, by the one rule; None without an LLM, and
+        None when ``verdict_withheld`` says why a pooled block gives none."""
+        if self.llm is None or self.verdict_withheld is not None:
             return None
         return stand_in(
             self.alt_test,
@@ -311,6 +313,8 @@ class AgreementBlock:
             "verdict": None if self.verdict is None else self.verdict.as_json(),
             "notes": self.notes,
         }
+        if self.verdict_withheld is not None:
+            found["verdict_withheld"] = self.verdict_withheld
         if self.by is not None:
             found["by"] = {
                 column: {value: group.as_json() for value, group in groups.items()}
@@ -325,6 +329,7 @@ class AgreementBlock:
         raters = data.get("raters")
         llm = data.get("llm")
         level = data.get("level")
+        withheld = data.get("verdict_withheld_phrase", data.get("verdict_withheld"))
         return cls(
             n_items=n_items if isinstance(n_items, int) else None,
             raters=[str(name) for name in raters] if isinstance(raters, list) else [],
@@ -348,4 +353,5 @@ class AgreementBlock:
             alpha_gap_ci=interval_of(data.get("alpha_gap_ci")),
             llm_distinct_answers=_count_of(data.get("llm_distinct_answers")),
             notes=texts_of(data, "notes"),
+            verdict_withheld=None if withheld is None else from_json(withheld),
         )

@@ -15,6 +15,10 @@ when **all** of these hold (`CHECKS`, in this order):
 
 A check that cannot be made (no alt-test, no interval) fails: the verdict needs evidence.
 `StandIn.sentence` names every failed condition, as a translatable `Phrase`.
+
+A verdict over several dimensions (pooled into one block, or the whole file) is withheld when
+no dimension could be tested on its own, and a pooled verdict also when it would contradict
+every dimension that could (`withheld_over`): pooling must not declare what no dimension shows.
 """
 
 from __future__ import annotations
@@ -175,3 +179,39 @@ def on_every_dimension(verdicts: Sequence[StandIn]) -> StandIn | None:
         least = min(known) if len(known) == len(values) else None
         checks.append(Check(name, all(check.passed for check in found), least))
     return StandIn(tuple(checks))
+
+
+def withheld_over(dimensions: Sequence[StandIn], pooled: StandIn | None = None) -> Phrase | None:
+    """Why a verdict over ``dimensions`` is withheld, or None when it can be given.
+
+    A dimension is tested when its alt-test ran. With none tested there is no verdict: a
+    handful of transcripts, each counted once per dimension, cannot show what no dimension can.
+    With ``pooled`` (the verdict of the dimensions pooled into one block), it is also withheld
+    when it would pass where every tested dimension fails, or fail where every one passes.
+    """
+    tested = [verdict for verdict in dimensions if verdict.check("alt_test").value is not None]
+    if not tested:
+        return Phrase(
+            gettext_noop(
+                "none of the %(n)d dimensions could be tested on its own by the alternative "
+                "annotator test"
+            ),
+            n=len(dimensions),
+        )
+    if pooled is None or any(verdict.stands_in == pooled.stands_in for verdict in tested):
+        return None
+    if pooled.stands_in:
+        return Phrase(
+            gettext_noop(
+                "the pooled dimensions pass the rule, but each of the %(n)d dimensions tested "
+                "on its own fails it"
+            ),
+            n=len(tested),
+        )
+    return Phrase(
+        gettext_noop(
+            "the pooled dimensions fail the rule, but each of the %(n)d dimensions tested on "
+            "its own passes it"
+        ),
+        n=len(tested),
+    )

@@ -32,10 +32,12 @@ pytestmark = pytest.mark.django_db
 PANEL_ITEMS = 40
 
 
-def build_panel(make: Callable[..., Campaign], llm: str, name: str = "Panel") -> Campaign:
-    """Three people who agree closely score manner and quality on ``PANEL_ITEMS`` dialogues;
+def build_panel(
+    make: Callable[..., Campaign], llm: str, name: str = "Panel", items: int = PANEL_ITEMS
+) -> Campaign:
+    """Three people who agree closely score manner and quality on ``items`` dialogues;
     the LLM evaluator gpt scores at random (``llm="random"``) or copies u1 (``llm="copy"``)."""
-    campaign = make(name=name, rows=[dialogue(f"d{n:03d}") for n in range(PANEL_ITEMS)])
+    campaign = make(name=name, rows=[dialogue(f"d{n:03d}") for n in range(items)])
     rng = np.random.default_rng(11)
     transcripts = list(campaign.transcripts.order_by("position"))
     dimensions = {d.key: d for d in campaign.rubric.dimensions.all()}
@@ -215,6 +217,9 @@ def test_the_page_says_a_random_llm_did_not_pass(random_panel: Campaign) -> None
     assert "The alternative annotator test used ε = 0.15, this campaign's setting" in text
     assert "0.2 for expert annotators, 0.15 for skilled ones, 0.1 for crowd workers" in text
     assert 'id="humans-plus-llm-note"' in text and 'id="pooled-note"' in text
+    pooled_note = text[text.index('id="pooled-note"') :].split("</p>")[0]
+    assert "bias-corrected and accelerated (BCa), widened for few transcripts" in pooled_note
+    assert "runs each t-test on the transcripts' means" in pooled_note
 
 
 def test_an_llm_copying_one_person_passes(copying_panel: Campaign) -> None:
@@ -232,6 +237,33 @@ def test_an_llm_copying_one_person_passes(copying_panel: Campaign) -> None:
     u1 = next(human for human in manner["humans"] if human["rater"] == "u1")
     assert u1["advantage"] == 1.0 and u1["n_items"] == PANEL_ITEMS
     assert evaluation["pooled"]["verdict"]["stands_in"] is True
+
+
+def test_pooled_dimensions_that_no_dimension_supports_give_no_verdict(
+    campaign_factory: Callable[..., Campaign],
+) -> None:
+    # 20 dialogues: each dimension has 20 items, too few for the alt-test, while the 40 pooled
+    # units are enough to run it. The pooled block says so and gives no verdict.
+    panel = build_panel(campaign_factory, "copy", items=20)
+    result = cache.run_report(panel, resamples=0).result
+    evaluation = result["evaluations"][0]
+    assert all(block["alt_test"] is None for block in evaluation["dimensions"].values())
+    pooled = evaluation["pooled"]
+    assert pooled["alt_test"] is not None and pooled["verdict"] is None
+    reason = "none of the 2 dimensions could be tested on its own by the alternative annotator test"
+    assert pooled["verdict_withheld"] == reason
+    assert report_verdict.verdict(result, evaluation).startswith(
+        "Whether the LLM evaluator gpt can stand in for a human annotator is not judged over 2 "
+        f"dimensions pooled: {reason}. In the alternative annotator test (ε = 0.15) it beat "
+    )
+    client = coordinator()
+    client.post(reverse("set_language"), {"language": "zh-hans", "next": "/"})
+    text = client.get(reverse("annotation_report:page", args=[panel.pk])).content.decode()
+    verdict = text[text.index('id="verdict"') :].split("</p>")[0]
+    assert (
+        "不判断大模型评估器 gpt 能否替代人工标注者（合并 2 个维度）：2 个维度都不能单独接受"
+        in verdict
+    )
 
 
 def test_without_intervals_a_passing_alt_test_is_not_enough(copying_panel: Campaign) -> None:

@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from evalsite.agreement.clusters import cluster_distributions, cluster_estimates, cluster_interval
 from evalsite.agreement.engine import agreement_blocks, human_llm_agreement
+from evalsite.agreement.rates import RatioOfSums
 from evalsite.agreement.results import AgreementBlock
 
 
@@ -246,6 +248,27 @@ def test_the_cluster_interval_covers_the_truth_under_a_transcript_halo() -> None
     assert cluster_hits / datasets >= 0.90
     # Resampling the 150 units as if independent covers far less often.
     assert unit_hits / datasets < 0.80
+
+
+def test_a_clustered_blocks_interval_is_the_widened_bca_interval_over_transcripts() -> None:
+    frame = halo_frame(np.random.default_rng(7), transcripts=30, dimensions=5)
+    block = agreement_blocks(
+        frame, llm="llm", level="interval", resamples=300, seed=1, cluster="transcript"
+    )["all"]
+    # Exact agreement by hand: per item (in the engine's sorted order), how many of the two
+    # humans the LLM matches, over 2 pairs; each item's transcript is its cluster.
+    wide = frame.pivot(index="item", columns="rater", values="score")
+    exact = (wide[["h1", "h2"]].to_numpy() == wide[["llm"]].to_numpy()).sum(axis=1)
+    clusters = [item.split("-")[0] for item in wide.index]
+    statistic = {"exact": RatioOfSums(exact, np.full(len(exact), 2.0))}
+    distribution = cluster_distributions(statistic, clusters, resamples=300, seed=1)["exact"]
+    estimate, jackknife = cluster_estimates(statistic, clusters)["exact"]
+    assert estimate == pytest.approx(block.exact_agreement)
+    expected = cluster_interval(distribution, estimate, jackknife, n_clusters=30)
+    assert block.exact_agreement_ci == pytest.approx(expected)
+    assert block.exact_agreement_ci != pytest.approx(
+        tuple(np.quantile(distribution, [0.025, 0.975]))
+    )
 
 
 def test_it_reads_text_labels_as_categories_with_only_empty_cells_missing() -> None:

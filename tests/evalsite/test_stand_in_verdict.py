@@ -18,10 +18,12 @@ import pytest
 from django.core.management import call_command
 from django.utils import translation
 
+from evalsite.agreement.alt_test import AltTestResult, alt_test
 from evalsite.agreement.engine import agreement_blocks
 from evalsite.agreement.phrases import shown
 from evalsite.agreement.results import AgreementBlock
-from evalsite.agreement.verdict import CHECKS, on_every_dimension
+from evalsite.agreement.score_matrix import ScoreMatrix
+from evalsite.agreement.verdict import CHECKS, Check, StandIn, on_every_dimension, withheld_over
 
 ITEMS = 80
 CAMPAIGNS = 100
@@ -229,3 +231,136 @@ def test_enough_clusters_give_the_rule_its_intervals() -> None:
     assert block.alpha_gap_ci is not None
     assert verdict.check("alpha_above_zero").value is not None
     assert verdict.check("alpha_above_zero").passed
+
+
+# Pooled dimensions: no verdict that no dimension supports ----------------------------------
+
+
+def test_a_pooled_verdict_is_withheld_when_no_dimension_can_be_tested() -> None:
+    # The audit's case: 4 transcripts × 8 dimensions. Each dimension has 4 items, too few for
+    # the alt-test, so whatever the 32 pooled units say, no verdict is given.
+    frame = pooled_frame(4, seed=2)
+    frame["dimension"] = frame["item"].str.split(":").str[0]
+    own = agreement_blocks(frame, llm="llm", level="ordinal", resamples=0)
+    assert len(own) == 8 and all(block.alt_test is None for block in own.values())
+    verdicts = [block.verdict for block in own.values() if block.verdict is not None]
+    passing = StandIn(tuple(Check(name, True, 1.0) for name in CHECKS))
+    reason = withheld_over(verdicts, passing)
+    assert reason == (
+        "none of the 8 dimensions could be tested on its own by the alternative annotator test"
+    )
+    with translation.override("zh-hans"):
+        assert shown(reason) == "8 个维度都不能单独接受替代标注者检验"
+
+
+def verdict_with(stands_in: bool, tested: bool = True) -> StandIn:
+    """A verdict whose checks all pass (or all fail); untested: no alt-test ran."""
+    return StandIn(
+        tuple(
+            Check(name, stands_in, None if name == "alt_test" and not tested else 1.0)
+            for name in CHECKS
+        )
+    )
+
+
+def test_a_pooled_verdict_never_contradicts_every_tested_dimension() -> None:
+    passes, fails = verdict_with(True), verdict_with(False)
+    untested = verdict_with(False, tested=False)
+    assert withheld_over([fails, fails, untested], passes) == (
+        "the pooled dimensions pass the rule, but each of the 2 dimensions tested on its own "
+        "fails it"
+    )
+    assert withheld_over([passes, untested], fails) == (
+        "the pooled dimensions fail the rule, but each of the 1 dimensions tested on its own "
+        "passes it"
+    )
+    # Agreeing with one tested dimension is enough; the whole-file verdict (no pooled one)
+    # is withheld only when nothing was tested.
+    assert withheld_over([fails, passes, untested], passes) is None
+    assert withheld_over([fails, passes], fails) is None
+    assert withheld_over([fails, untested]) is None
+    assert withheld_over([untested, untested]) is not None
+
+
+def test_the_whole_file_gives_no_verdict_when_no_dimension_can_be_tested(
+    tmp_path: Path,
+) -> None:
+    frame = pooled_frame(4, seed=2)
+    frame["dimension"] = frame["item"].str.split(":").str[0]
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    out = io.StringIO()
+    call_command("agreement", str(path), "--llm", "llm", "--bootstrap", "50", stdout=out)
+    report = json.loads(out.getvalue())
+    assert report["verdict"] is None
+    assert report["verdict_withheld"] == (
+        "none of the 8 dimensions could be tested on its own by the alternative annotator test"
+    )
+    # Each dimension still has its own verdict, which names the missing alt-test.
+    own = report["dimensions"]["d0"]["verdict"]
+    assert own["stands_in"] is False
+    assert "the alternative annotator test could not be run" in own["sentence"]
+
+
+def test_the_whole_file_verdict_is_given_when_a_dimension_was_tested(tmp_path: Path) -> None:
+    path = tmp_path / "scores.csv"
+    campaign(3, "constant yes").to_csv(path, index=False)
+    out = io.StringIO()
+    call_command("agreement", str(path), "--llm", "llm", "--level", "nominal", stdout=out)
+    report = json.loads(out.getvalue())
+    assert report["verdict"]["stands_in"] is False and report["verdict_withheld"] is None
+
+
+def clustered_campaign(
+    generator: np.random.Generator, transcripts: int
+) -> tuple[ScoreMatrix, list[int]]:
+    """(dimension, transcript) units of 8 dimensions on a 1–5 scale, and each unit's transcript.
+
+    Each unit's truth is its transcript's quality (s.d. 1) plus its own (s.d. ½); three people
+    score it with noise of s.d. 0.6. The LLM's error is mostly its transcript's: a bias of s.d. 1
+    shared by the transcript's 8 units, and noise of s.d. 0.1. On 20,000 transcripts a person's
+    indicator exceeds the LLM's by 0.164 on average, above ε = 0.15: the LLM should fail.
+    """
+    quality = generator.normal(3, 1, transcripts)
+    truth = quality[:, None] + generator.normal(0, 0.5, (transcripts, 8))
+    people = truth[..., None] + generator.normal(0, 0.6, (transcripts, 8, 3))
+    bias = generator.normal(0, 1, (transcripts, 1))
+    llm = truth + bias + generator.normal(0, 0.1, (transcripts, 8))
+    units = transcripts * 8
+    scores = ScoreMatrix(
+        tuple(f"u{n}" for n in range(units)),
+        ("h0", "h1", "h2"),
+        np.clip(np.round(people), 1, 5).reshape(units, 3),
+        np.clip(np.round(llm), 1, 5).ravel(),
+    )
+    return scores, [unit // 8 for unit in range(units)]
+
+
+@pytest.mark.monte_carlo
+def test_an_llm_that_should_fail_rarely_passes_the_pooled_alt_test() -> None:
+    """4, 8, 12 and 20 transcripts × 8 dimensions, 250 campaigns each (1,000 in all).
+
+    Measured: the t-tests on transcript means pass 21 of 1,000 campaigns (2.1%, Monte Carlo
+    s.e. 0.45%; 3, 9, 8 and 1 of 250 at 4, 8, 12 and 20 transcripts), within the test's level;
+    the paper's item-by-item test, which takes the 8 units of a transcript for independent
+    draws, passes 84 (8.4%, s.e. 0.9%; 25, 26, 21 and 12 of 250). The pooled verdict needs this
+    alt-test to pass, so it passes no more often.
+    """
+    clustered = by_item = 0
+    campaigns = 0
+    for transcripts in (4, 8, 12, 20):
+        generator = np.random.default_rng(transcripts)
+        for _ in range(250):
+            scores, labels = clustered_campaign(generator, transcripts)
+            found = alt_test(scores, scoring="neg_rmse", clusters=labels)
+            paper = alt_test(scores, scoring="neg_rmse")
+            assert isinstance(found, AltTestResult) and isinstance(paper, AltTestResult)
+            clustered += found.passed
+            by_item += paper.passed
+            campaigns += 1
+    rate, unclustered = clustered / campaigns, by_item / campaigns
+    assert rate <= 0.05, (
+        f"{clustered} of {campaigns} passed (s.e. {np.sqrt(rate * (1 - rate) / campaigns):.3f})"
+    )
+    # The item-by-item test is fooled by the clustering: this test sees the difference.
+    assert unclustered > 0.05 > rate, f"item by item {by_item} of {campaigns} passed"
