@@ -1,0 +1,102 @@
+"""How one server process bounds the live chat's work, so that a burst degrades instead of
+collapsing.
+
+Each process answers at most ``EVALSITE_LIVE_REPLIES_IN_PROGRESS`` judges' messages at a
+time (a reply in progress holds a slot), and lets at most ``EVALSITE_LIVE_MESSAGES_WAITING``
+more wait for a slot unstored. A message past both bounds, or one that has waited
+``WAIT_BEFORE_KEEPING_S`` without a slot, is *kept*: stored at once under its session's
+claim, acknowledged, and its judge told that the system is busy and the message will be
+answered. Kept messages then take slots in the order they came, behind the waiting ones.
+
+The guarantees, for the consumer that uses this (``liveeval/consumers.py``):
+
+- a judge's message is answered, refused with a reason, or kept with a notice within
+  ``WAIT_BEFORE_KEEPING_S`` plus one trip to the database, however long the backlog;
+- slots are handed out first come, first served, so messages are answered in order;
+- a kept message is stored before it is acknowledged, under a claim naming this process,
+  so if the process dies the claim is released with a notice (``liveeval/recovery.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+
+from django.conf import settings
+
+WAIT_BEFORE_KEEPING_S = 2.0
+"""How long a message may wait unstored for a slot before it is kept with a notice."""
+
+KEPT_WAIT_S = 120.0
+"""How long a kept message's claim lasts beyond the reply timeout before any process may
+release it with a notice: long enough for a backlog to drain, short enough that a claim
+whose holder hangs does not keep the session for long."""
+
+
+class ReplySlots:
+    """Replies in progress in this process, and the messages waiting for one, first come first
+    served. One per process and event loop (see :func:`slots`)."""
+
+    def __init__(self, replying: int, waiting: int) -> None:
+        self.replying_limit = replying
+        self.waiting_limit = waiting
+        self.replying = 0
+        self.waiting = 0
+        """Unstored messages waiting for a slot (kept messages wait too, but are not counted)."""
+        self._line: deque[asyncio.Future[None]] = deque()
+
+    def take_now(self) -> bool:
+        """Take a slot if one is free and nobody waits for one."""
+        if self.replying < self.replying_limit and not self._line:
+            self.replying += 1
+            return True
+        return False
+
+    def may_wait(self) -> bool:
+        return self.waiting < self.waiting_limit
+
+    async def take(self) -> None:
+        """Wait in line for a slot. Cancelled, the waiter leaves the line (or gives back the
+        slot it was just handed), so no slot is ever lost."""
+        if self.take_now():
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._line.append(turn)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self.give_back()
+            else:
+                self._line.remove(turn)
+            raise
+
+    def give_back(self) -> None:
+        """Free a slot: the first in line gets it, or it becomes free."""
+        while self._line:
+            turn = self._line.popleft()
+            if not turn.done():
+                turn.set_result(None)  # the slot passes on; ``replying`` is unchanged
+                return
+        self.replying -= 1
+
+    @property
+    def in_line(self) -> int:
+        return sum(1 for turn in self._line if not turn.done())
+
+
+_slots: dict[tuple[int, int, int], ReplySlots] = {}
+
+
+def slots() -> ReplySlots:
+    """This process's slots for the running event loop, with the configured bounds."""
+    key = (
+        settings.LIVE_REPLIES_IN_PROGRESS,
+        settings.LIVE_MESSAGES_WAITING,
+        id(asyncio.get_running_loop()),
+    )
+    found = _slots.get(key)
+    if found is None:
+        _slots.clear()  # a new loop or new bounds (tests): the old line is gone with its loop
+        found = _slots[key] = ReplySlots(key[0], key[1])
+    return found
