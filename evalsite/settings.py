@@ -337,9 +337,13 @@ BOOKING_API_BAD_TOKENS_PER_MINUTE = env_int(
 )
 
 # The live chat's bounds in each server process (liveeval/overload.py): judges' messages
-# answered at once, and messages waiting unstored for a slot; past both, a message is stored
-# and its judge told that the system is busy and the message will be answered.
-LIVE_REPLIES_IN_PROGRESS = env_int("EVALSITE_LIVE_REPLIES_IN_PROGRESS", 32, minimum=1)
+# answered at once by outside and by built-in systems, and messages waiting unstored for a
+# slot; past both, a message is stored and its judge told that the system is busy and the
+# message will be answered.
+LIVE_REPLIES_IN_PROGRESS = env_int("EVALSITE_LIVE_REPLIES_IN_PROGRESS", 64, minimum=1)
+LIVE_BUILTIN_REPLIES_IN_PROGRESS = env_int(
+    "EVALSITE_LIVE_BUILTIN_REPLIES_IN_PROGRESS", 4, minimum=1
+)
 LIVE_MESSAGES_WAITING = env_int("EVALSITE_LIVE_MESSAGES_WAITING", 32, minimum=0)
 
 # Import limits (annotation/imports/limits.py): one upload, and one transcript within a file.

@@ -208,7 +208,7 @@ class ChatConsumer(ClosedOnRevocation):
 
     async def _admitted(self, text: str) -> None:
         """Answer at once with a free slot; else wait briefly for one; else keep the message."""
-        slots = overload.slots()
+        slots = overload.slots(self.view.in_process)
         if not slots.take_now() and not await self._waited_for_slot(slots):
             await self._keep_and_answer(slots, text)
             return

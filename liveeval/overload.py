@@ -1,12 +1,16 @@
 """How one server process bounds the live chat's work, so that a burst degrades instead of
 collapsing.
 
-Each process answers at most ``EVALSITE_LIVE_REPLIES_IN_PROGRESS`` judges' messages at a
-time (a reply in progress holds a slot), and lets at most ``EVALSITE_LIVE_MESSAGES_WAITING``
-more wait for a slot unstored. A message past both bounds, or one that has waited
-``WAIT_BEFORE_KEEPING_S`` without a slot, is *kept*: stored at once under its session's
-claim, acknowledged, and its judge told that the system is busy and the message will be
-answered. Kept messages then take slots in the order they came, behind the waiting ones.
+Each process answers at most ``EVALSITE_LIVE_BUILTIN_REPLIES_IN_PROGRESS`` judges' messages
+to built-in systems at a time, and ``EVALSITE_LIVE_REPLIES_IN_PROGRESS`` to outside ones (a
+reply in progress holds a slot). The bounds differ because the work differs: a built-in
+system answers in the process's one database thread, so more than a few at once only queue
+there, while an outside system's reply is a wait on the network. Each kind lets at most
+``EVALSITE_LIVE_MESSAGES_WAITING`` more messages wait unstored for a slot. A message past
+both bounds, or one that has waited ``WAIT_BEFORE_KEEPING_S`` without a slot, is *kept*:
+stored at once under its session's claim, acknowledged, and its judge told that the system
+is busy and the message will be answered. Kept messages then take slots in the order they
+came, behind the waiting ones.
 
 The guarantees, for the consumer that uses this (``liveeval/consumers.py``):
 
@@ -24,8 +28,9 @@ from collections import deque
 
 from django.conf import settings
 
-WAIT_BEFORE_KEEPING_S = 2.0
-"""How long a message may wait unstored for a slot before it is kept with a notice."""
+WAIT_BEFORE_KEEPING_S = 0.25
+"""How long a message may wait unstored for a slot before it is kept with a notice: about the
+250 ms within which the live chat answers 99 % of messages below its capacity."""
 
 KEPT_WAIT_S = 120.0
 """How long a kept message's claim lasts beyond the reply timeout before any process may
@@ -35,7 +40,7 @@ whose holder hangs does not keep the session for long."""
 
 class ReplySlots:
     """Replies in progress in this process, and the messages waiting for one, first come first
-    served. One per process and event loop (see :func:`slots`)."""
+    served. One per kind of system, process and event loop (see :func:`slots`)."""
 
     def __init__(self, replying: int, waiting: int) -> None:
         self.replying_limit = replying
@@ -67,7 +72,7 @@ class ReplySlots:
         except asyncio.CancelledError:
             if turn.done() and not turn.cancelled():
                 self.give_back()
-            else:
+            elif turn in self._line:  # a slot given back meanwhile may have passed over it
                 self._line.remove(turn)
             raise
 
@@ -85,18 +90,20 @@ class ReplySlots:
         return sum(1 for turn in self._line if not turn.done())
 
 
-_slots: dict[tuple[int, int, int], ReplySlots] = {}
+_slots: dict[tuple[bool, int, int, int], ReplySlots] = {}
 
 
-def slots() -> ReplySlots:
-    """This process's slots for the running event loop, with the configured bounds."""
-    key = (
-        settings.LIVE_REPLIES_IN_PROGRESS,
-        settings.LIVE_MESSAGES_WAITING,
-        id(asyncio.get_running_loop()),
+def slots(built_in: bool) -> ReplySlots:
+    """This process's slots for built-in or outside systems, in the running event loop, with
+    the configured bounds."""
+    replying = (
+        settings.LIVE_BUILTIN_REPLIES_IN_PROGRESS if built_in else settings.LIVE_REPLIES_IN_PROGRESS
     )
+    key = (built_in, replying, settings.LIVE_MESSAGES_WAITING, id(asyncio.get_running_loop()))
     found = _slots.get(key)
     if found is None:
-        _slots.clear()  # a new loop or new bounds (tests): the old line is gone with its loop
-        found = _slots[key] = ReplySlots(key[0], key[1])
+        # A new loop or new bounds (tests): the old line went with its loop.
+        for stale in [k for k in _slots if k[0] == built_in]:
+            del _slots[stale]
+        found = _slots[key] = ReplySlots(replying, settings.LIVE_MESSAGES_WAITING)
     return found

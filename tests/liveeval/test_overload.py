@@ -137,3 +137,17 @@ async def test_a_slot_is_never_lost_when_a_waiter_gives_up() -> None:
         await gone
     slots.give_back()
     assert slots.replying == 0 and slots.in_line == 0
+
+
+async def test_a_waiter_passed_over_while_it_gives_up_leaves_cleanly() -> None:
+    """A waiter's time runs out; before it has left the line, a slot is given back and passes
+    over its cancelled turn (found by the overload benchmark)."""
+    slots = overload.ReplySlots(replying=1, waiting=1)
+    assert slots.take_now()
+    waiter = asyncio.ensure_future(slots.take())
+    await asyncio.sleep(0)
+    waiter.cancel()  # cancels its turn at once; the waiter leaves the line when it next runs
+    slots.give_back()  # passes over the cancelled turn: the slot becomes free
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+    assert slots.replying == 0 and slots.in_line == 0 and slots.take_now()
