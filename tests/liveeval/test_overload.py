@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
+from datetime import timedelta
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
+from django.utils import translation
 from pytest_django.fixtures import Settings
 
 from evalsite import roles
 from evalsite.asgi import application
-from liveeval import overload
+from liveeval import overload, recovery
+from liveeval.conversation import answer_kept, keep
 from liveeval.models import ChatSession
+from liveeval.systems.base import CLAIM_GRACE_S
 from tests.channels_auth import session_headers
 from tests.conftest import make_user
 from tests.liveeval.conftest import judged_session, make_campaign, make_system
@@ -151,3 +156,26 @@ async def test_a_waiter_passed_over_while_it_gives_up_leaves_cleanly() -> None:
     with pytest.raises(asyncio.CancelledError):
         await waiter
     assert slots.replying == 0 and slots.in_line == 0 and slots.take_now()
+
+
+async def test_a_kept_message_whose_process_died_gets_a_notice_and_is_not_answered_twice() -> None:
+    """Kept is stored under a claim naming this process: if the process dies, the claim is
+    released with a notice, and an answer arriving after that is not stored."""
+    [(_judge, session)] = await paced_sessions(1)
+    kept = await keep(session.pk, "hello", timeout=5.0, wait_s=overload.KEPT_WAIT_S)
+    stored = await database_sync_to_async(ChatSession.objects.get)(pk=session.pk)
+    assert stored.replying_worker == recovery.WORKER
+    assert stored.replying_since is not None and stored.reply_deadline is not None
+    lasts = stored.reply_deadline - stored.replying_since
+    assert lasts == timedelta(seconds=5.0 + CLAIM_GRACE_S + overload.KEPT_WAIT_S)
+    await database_sync_to_async(ChatSession.objects.filter(pk=session.pk).update)(
+        replying_worker=f"{socket.gethostname()}:999999999:1"
+    )  # a process that does not run
+    assert await database_sync_to_async(recovery.release_if_stale)(session.pk)
+    assert await answer_kept(kept, timeout=5.0, max_turns=None) is None
+    rows = await database_sync_to_async(
+        lambda: list(session.messages.values_list("role", "text"))
+    )()
+    with translation.override("zh-hans"):  # the dialogue's language
+        notice = str(recovery.NO_ANSWER)
+    assert rows == [("user", "hello"), ("notice", notice)]
