@@ -28,9 +28,11 @@ from collections import deque
 
 from django.conf import settings
 
-WAIT_BEFORE_KEEPING_S = 0.25
-"""How long a message may wait unstored for a slot before it is kept with a notice: about the
-250 ms within which the live chat answers 99 % of messages below its capacity."""
+WAIT_BEFORE_KEEPING_S = 0.1
+"""How long a message may wait unstored for a slot before it is kept with a notice. Short, so
+that the messages answered without being kept stay near the 250 ms within which the live chat
+answers 99 % of messages below its capacity (with 250 ms here, their p99 was about 400 ms under
+twice the capacity; with 100 ms, 200 ms: docs/benchmarks.md)."""
 
 KEPT_WAIT_S = 120.0
 """How long a kept message's claim lasts beyond the reply timeout before any process may
