@@ -13,20 +13,39 @@ next one waits for the reply, as a judge does), starting at a random instant.
    peak of PostgreSQL connections is sampled through the run.
 3. 1,000 judges sending one message every 10 s to the two workers.
 
+After step 1's capacity C is found, the same server is overloaded: 2 C judges each send a
+message a second for ``--overload-seconds`` (60), then C / 2 judges for ``--recovery-seconds``
+(60). A judge numbers each message, waits for its reply (or a stored notice), and sends the
+next one at its next second, as a judge who waits for the answer does. The server bounds its
+work (liveeval/overload.py): past the bound a message is kept, acknowledged, and the judge is
+told the system is busy. Reported: ``acked`` (messages the server acknowledged as stored),
+``lost`` (sent and never answered, nor refused with a reason), ``notices`` (messages kept
+with the busy notice), ``late`` (no reply and no notice within 10 s), ``p99_ms_accepted``
+(send to reply, during the overload, of the messages answered without being kept),
+``p99_ms_all``, and ``recovery_s``: from the drop to half the rate, the start of the first
+one-second window (by sending time) after which every window's p99 is at most 250 ms.
+
+``--hog`` runs a CPU hog beside the server for all of step 1 and the overload: a process
+that spins in ``while True: pass``, pinned with the server to the same core (the last one),
+as a noisy neighbour on a shared host would be.
+
 With no environment variables it uses SQLite for step 1 and a temporary database
 on PostgreSQL at 127.0.0.1:5432 and Redis db 0 at 127.0.0.1:6379 for steps 2 and 3
 (``BENCH_POSTGRES_URL``, ``BENCH_REDIS_URL`` override them; ``EVALSITE_CHANNEL_LAYER``
 chooses the Redis layer, docs/deployment.md). The servers run as in production, with
 DEBUG off. Prints figures and a final JSON line.
-Usage: .venv/bin/python bench/live_capacity.py [--only one|two|judges]
+Usage: .venv/bin/python bench/live_capacity.py [--only one|two|judges] [--hog]
+    [--overload-seconds 60] [--recovery-seconds 60]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import datetime as dt
 import json
+import multiprocessing
 import os
 import random
 import sys
@@ -48,6 +67,8 @@ from testing.servers import Daphne, TemporaryDatabase  # noqa: E402
 
 P99_LIMIT_MS = 250.0
 REPLY_WAIT_S = 10.0
+KEPT_ANSWER_WAIT_S = 180.0
+"""How long an overload judge waits for the answer to a message the server kept."""
 SESSIONS = 1200
 
 
@@ -211,13 +232,201 @@ def find_capacity(
     return best, best_result
 
 
-def one_worker(today: dt.date, args: argparse.Namespace) -> dict[str, float | None]:
+@dataclass
+class Sent:
+    """One message of the overload phase, as its judge saw it."""
+
+    phase: str
+    at: float
+    """When it was sent, in seconds from the start of the overload."""
+    acked: bool = False
+    refused: bool = False
+    noticed_s: float | None = None
+    answered_s: float | None = None
+
+
+@dataclass
+class OverloadRun:
+    messages: list[Sent] = field(default_factory=list)
+    unopened: int = 0
+
+
+@dataclass(frozen=True)
+class Phase:
+    name: str
+    start: float
+    """The overload's start (``time.perf_counter``), from which ``Sent.at`` counts."""
+    begin: float
+    end: float
+
+
+async def overload_judge(
+    url: str, origin: str, cookie: str, phase: Phase, run: OverloadRun
+) -> None:
+    """One judge: a message a second from ``begin`` to ``end``, each after the last is answered."""
+    import websockets
+
+    try:
+        socket = await websockets.connect(
+            url, additional_headers={"Cookie": cookie, "Origin": origin}, open_timeout=60
+        )
+    except Exception:
+        run.unopened += 1
+        return
+    pace = random.Random(url + phase.name)
+    due = phase.begin + pace.uniform(0, 1)
+    number = 0
+    async with socket:
+        await asyncio.wait_for(socket.recv(), timeout=60)  # the history
+        while due < phase.end:
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
+            number += 1
+            sent_at = time.perf_counter()
+            message = Sent(phase.name, sent_at - phase.start)
+            run.messages.append(message)
+            text = UTTERANCES[number % len(UTTERANCES)]
+            try:
+                await socket.send(json.dumps({"message": text, "sent": number}))
+                async with asyncio.timeout(KEPT_ANSWER_WAIT_S):
+                    while message.answered_s is None and not message.refused:
+                        frame = await socket.recv()
+                        assert isinstance(frame, str)
+                        seen = time.perf_counter() - sent_at
+                        if f'data-sent="{number}" data-outcome="stored"' in frame:
+                            message.acked = True
+                        elif f'data-sent="{number}" data-outcome="refused"' in frame:
+                            message.refused = True
+                        if 'data-alert="overloaded"' in frame and message.noticed_s is None:
+                            message.noticed_s = seen
+                        if 'data-role="system"' in frame or 'data-role="notice"' in frame:
+                            message.answered_s = seen
+            except Exception:
+                return  # the socket failed: this judge's unanswered message counts as lost
+            due = max(due + 1.0, time.perf_counter())
+
+
+async def run_overload(site: Site, capacity: int, args: argparse.Namespace) -> OverloadRun:
+    run = OverloadRun()
+    high, low = max(2 * capacity, 2), max(capacity // 2, 1)
+    start = time.perf_counter() + 5.0  # the sockets open first
+    drop = start + args.overload_seconds
+    phases = (
+        (Phase("over", start, start, drop), high),
+        (Phase("half", start, drop, drop + args.recovery_seconds), low),
+    )
+    tasks = []
+    for phase, judges in phases:
+        for number, session_id in enumerate(site.next_sessions(judges)):
+            server = site.servers[number % len(site.servers)]
+            url = f"{server.ws_url}/ws/live/{session_id}/"
+            tasks.append(
+                asyncio.create_task(overload_judge(url, server.url, site.cookie, phase, run))
+            )
+    await asyncio.gather(*tasks)
+    return run
+
+
+def overload_figures(run: OverloadRun, args: argparse.Namespace) -> dict[str, object]:
+    messages = run.messages
+    answered_at_once = [
+        m.answered_s * 1000
+        for m in messages
+        if m.phase == "over" and m.answered_s is not None and m.noticed_s is None
+    ]
+    everything = [m.answered_s * 1000 for m in messages if m.answered_s is not None]
+    late = sum(1 for m in messages if first_word_s(m) > REPLY_WAIT_S)
+    return {
+        "offered_msgs_per_s": round(
+            sum(1 for m in messages if m.phase == "over") / args.overload_seconds, 1
+        ),
+        "sent": len(messages),
+        "acked": sum(m.acked for m in messages),
+        "refused": sum(m.refused for m in messages),
+        "lost": sum(1 for m in messages if m.answered_s is None and not m.refused),
+        "notices": sum(m.noticed_s is not None for m in messages),
+        "late": late,
+        "max_first_word_s": finite(max((first_word_s(m) for m in messages), default=0.0)),
+        "p99_ms_accepted": round(percentile(answered_at_once, 99), 1),
+        "p99_ms_all": round(percentile(everything, 99), 1),
+        "recovery_s": recovery_seconds(messages, args.overload_seconds),
+        "sockets_not_opened": run.unopened,
+    }
+
+
+def finite(value: float) -> float | None:
+    return round(value, 2) if value != float("inf") else None
+
+
+def first_word_s(message: Sent) -> float:
+    """Seconds from sending to the reply or the busy notice, whichever came first."""
+    said = [s for s in (message.answered_s, message.noticed_s) if s is not None]
+    return min(said) if said else float("inf")
+
+
+def recovery_seconds(messages: list[Sent], drop: float) -> float | None:
+    """From the drop to half the rate, the start of the first one-second window (by sending
+    time) after which every window's p99 is within the limit; None if none is."""
+    windows: dict[int, list[float]] = {}
+    for m in messages:
+        if m.phase == "half":
+            latency = m.answered_s * 1000 if m.answered_s is not None else float("inf")
+            windows.setdefault(int(m.at - drop), []).append(latency)
+    recovered: float | None = None
+    for second in sorted(windows, reverse=True):
+        if percentile(windows[second], 99) > P99_LIMIT_MS:
+            break
+        recovered = float(second)
+    return None if recovered is None else max(recovered, 0.0)
+
+
+def overload(site: Site, capacity: int, args: argparse.Namespace) -> dict[str, object]:
+    high, low = max(2 * capacity, 2), max(capacity // 2, 1)
+    print(
+        f"  overload: {high} judges for {args.overload_seconds} s, "
+        f"then {low} for {args.recovery_seconds} s",
+        flush=True,
+    )
+    figures = overload_figures(asyncio.run(run_overload(site, capacity, args)), args)
+    print("  " + ", ".join(f"{key} {value}" for key, value in figures.items()), flush=True)
+    return figures
+
+
+def spin() -> None:
+    while True:
+        pass
+
+
+class Hog:
+    """A busy loop pinned, with the server, to one core: a noisy neighbour."""
+
+    def __init__(self, server_pid: int) -> None:
+        self.core = max(os.sched_getaffinity(0))
+        self.server_pid = server_pid
+        self.process = multiprocessing.get_context("fork").Process(target=spin, daemon=True)
+
+    def __enter__(self) -> Hog:
+        self.process.start()
+        assert self.process.pid is not None
+        os.sched_setaffinity(self.process.pid, {self.core})
+        os.sched_setaffinity(self.server_pid, {self.core})
+        print(f"  CPU hog running beside the server on core {self.core}", flush=True)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        self.process.join()
+
+
+def one_worker(today: dt.date, args: argparse.Namespace) -> dict[str, object]:
     print("one daphne on SQLite", flush=True)
     with TemporaryDatabase(like="sqlite:///unused.sqlite3") as database:
         env = database.env(DJANGO_SETTINGS_MODULE="evalsite.settings", **PRODUCTION)
         env.pop("REDIS_URL", None)
         cookie, sessions = prepare(database, env, today)
-        with Daphne(env, application="bench.echo_asgi:application") as server:
+        with (
+            Daphne(env, application="bench.echo_asgi:application") as server,
+            Hog(server.process.pid) if args.hog and server.process else contextlib.nullcontext(),
+        ):
             site = Site([server], cookie, sessions)
             capacity, at = find_capacity(
                 site,
@@ -228,6 +437,7 @@ def one_worker(today: dt.date, args: argparse.Namespace) -> dict[str, float | No
                 limit=args.limit,
                 seconds=args.seconds,
             )
+            overloaded = overload(site, capacity, args) if args.overload_seconds > 0 else None
             echo, _echo_at = find_capacity(
                 site,
                 "/ws/storing-echo/{session}/",
@@ -242,6 +452,8 @@ def one_worker(today: dt.date, args: argparse.Namespace) -> dict[str, float | No
         "echo_capacity_msgs_per_s": echo,
         "p50_ms": round(at.p50, 1) if at else None,
         "p99_ms": round(at.p99, 1) if at else None,
+        "hog": args.hog,
+        "overload": overloaded,
     }
 
 
@@ -332,6 +544,18 @@ def main() -> None:
         "--arrivals", type=float, default=50.0, help="judges opening their socket a second"
     )
     parser.add_argument(
+        "--overload-seconds",
+        type=int,
+        default=60,
+        help="seconds at twice one worker's capacity (0: no overload phase)",
+    )
+    parser.add_argument(
+        "--recovery-seconds", type=int, default=60, help="seconds at half the capacity after it"
+    )
+    parser.add_argument(
+        "--hog", action="store_true", help="run a CPU hog on the server's core during step 1"
+    )
+    parser.add_argument(
         "--only",
         choices=["one", "two", "judges"],
         help="run one part only (judges: the 1,000 judges on two workers, without their capacity)",
@@ -344,7 +568,8 @@ def main() -> None:
     if args.only == "judges" and two is not None:
         two = {"pg_connections_peak": two["pg_connections_peak"]}
     if one:
-        capacity, echo = one["capacity_msgs_per_s"] or 0, one["echo_capacity_msgs_per_s"] or 0
+        capacity = float(one["capacity_msgs_per_s"] or 0)  # type: ignore[arg-type]
+        echo = float(one["echo_capacity_msgs_per_s"] or 0)  # type: ignore[arg-type]
         ratio = capacity / echo if echo else 0.0
         print(f"one worker: {one['capacity_msgs_per_s']} msg/s, {ratio:.2f} of the storing echo's")
     print(f"whole benchmark: {time.perf_counter() - started:.0f} s")

@@ -351,6 +351,16 @@ BOOKING_API_BAD_TOKENS_PER_MINUTE = env_int(
     "EVALSITE_BOOKING_API_BAD_TOKENS_PER_MINUTE", 30, minimum=1
 )
 
+# The live chat's bounds in each server process (liveeval/overload.py): judges' messages
+# answered at once by outside and by built-in systems, and messages waiting unstored for a
+# slot; past both, a message is stored and its judge told that the system is busy and the
+# message will be answered.
+LIVE_REPLIES_IN_PROGRESS = env_int("EVALSITE_LIVE_REPLIES_IN_PROGRESS", 64, minimum=1)
+LIVE_BUILTIN_REPLIES_IN_PROGRESS = env_int(
+    "EVALSITE_LIVE_BUILTIN_REPLIES_IN_PROGRESS", 4, minimum=1
+)
+LIVE_MESSAGES_WAITING = env_int("EVALSITE_LIVE_MESSAGES_WAITING", 32, minimum=0)
+
 # Import limits (annotation/imports/limits.py): one upload, and one transcript within a file.
 IMPORT_MAX_UPLOAD_BYTES = env_int("EVALSITE_IMPORT_MAX_UPLOAD_MB", 1024, minimum=1) * 1024 * 1024
 IMPORT_MAX_TRANSCRIPT_BYTES = env_int("EVALSITE_IMPORT_MAX_TRANSCRIPT_KB", 2048, minimum=1) * 1024

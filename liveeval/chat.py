@@ -187,10 +187,12 @@ def render_messages_frame(
     *,
     replying: bool,
     ended: bool,
+    alert: str = "",
 ) -> str:
     """New messages with the status line, and the ended state when the dialogue ended.
 
     Everything comes from the exchange that stored the messages: nothing is read again.
+    ``alert`` names the line shown under the log ("overloaded"); by default it is cleared.
     """
     needs_rating = ended and view.session.kind == ChatSession.Kind.JUDGED
     context: dict[str, Any] = {
@@ -204,6 +206,7 @@ def render_messages_frame(
         "replying": replying,
         "needs_rating": needs_rating,
         "rating": None,
+        "alert": alert,
     }
     if needs_rating:
         from liveeval.forms import RatingForm
@@ -216,6 +219,12 @@ def render_messages_frame(
 def announce_ended(session_ids: list[int]) -> None:
     """Tell every open chat page of these sessions that they have ended (e.g. on close)."""
     _announce(session_ids, "chat.ended")
+
+
+def announce_resync(session_id: int) -> None:
+    """Have every open tab of the session show its stored history again: something was
+    stored outside the exchanges its sockets run (a dead process's claim released)."""
+    _announce([session_id], "chat.resync")
 
 
 def close_archived_pages(campaign: Campaign) -> None:

@@ -69,13 +69,13 @@ class Exchange:
 
 
 def _claim(
-    session_id: int, text: str, timeout: float
+    session_id: int, text: str, timeout: float, wait_s: float = 0.0
 ) -> tuple[ChatSession, Message, SystemContext]:
     """Mark the session as awaiting a reply, store the user's message, and gather the context.
 
     A claim in the way that a process left when it died, or that is past its deadline, is
     released (with a notice after its unanswered message), so a crash never keeps a session
-    busy for long.
+    busy for long. ``wait_s`` lengthens the claim of a message kept to be answered later.
     """
     for attempt in range(2):
         now = timezone.now()
@@ -84,7 +84,7 @@ def _claim(
                 pk=session_id, status=ChatSession.Status.OPEN, replying_since__isnull=True
             ).update(
                 replying_since=now,
-                reply_deadline=now + timedelta(seconds=timeout + CLAIM_GRACE_S),
+                reply_deadline=now + timedelta(seconds=timeout + CLAIM_GRACE_S + wait_s),
                 replying_worker=recovery.WORKER,
                 started_at=Coalesce("started_at", Value(now)),
             )
@@ -303,9 +303,14 @@ async def exchange(
     )
     if isinstance(claimed, Exchange):
         return claimed
-    session, user_message, context, adapter = claimed
     if on_user_message is not None:
-        await on_user_message(user_message, len(context.history))
+        await on_user_message(claimed.user_message, len(claimed.context.history))
+    return await _ask(claimed, text, timeout, max_turns)
+
+
+async def _ask(claimed: _Claimed, text: str, timeout: float, max_turns: int | None) -> Exchange:
+    """Ask the system of a claimed session about its stored message, and store the answer."""
+    session, user_message, context, adapter = claimed
     if isinstance(adapter, SyncAdapter):
         _reply, reply_message, notice, ended, turns = await sync_to_async(_answer_and_finish)(
             adapter, session, user_message.position + 1, context, text, timeout, max_turns
@@ -345,3 +350,71 @@ async def exchange(
         failure=failure.reason if failure is not None else None,
         latency_ms=latency_ms,
     )
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A judge's message stored under its session's claim, to be answered when a slot frees."""
+
+    session: ChatSession
+    user_message: Message
+    turns: int
+
+
+def _keep(session_id: int, text: str, timeout: float, wait_s: float) -> Kept:
+    close_old_connections()
+    session, user_message, context = _claim(session_id, text, timeout, wait_s)
+    return Kept(session, user_message, len(context.history))
+
+
+async def keep(session_id: int, text: str, *, timeout: float, wait_s: float) -> Kept:
+    """Store ``text`` as the user's turn and claim the session for ``timeout + wait_s`` (plus
+    the grace), without asking the system: :func:`answer_kept` asks it later.
+
+    Raises :class:`ConversationClosed` or :class:`SystemBusy`, as :func:`exchange` does, before
+    storing anything. Stored under a claim that names this process, the message gets a notice
+    if the process dies or the claim runs out (``liveeval/recovery.py``).
+    """
+    return await sync_to_async(_keep)(session_id, text, timeout, wait_s)
+
+
+def _renew_and_answer(
+    kept: Kept, timeout: float, max_turns: int | None
+) -> Exchange | _Claimed | None:
+    """Renew a kept message's claim for one reply; answer here if the system is built in.
+
+    None when the claim is gone: it ran out and was released with a notice meanwhile.
+    """
+    close_old_connections()
+    session = kept.session
+    now = timezone.now()
+    renewed = ChatSession.objects.filter(
+        pk=session.pk, status=ChatSession.Status.OPEN, replying_since=session.replying_since
+    ).update(reply_deadline=now + timedelta(seconds=timeout + CLAIM_GRACE_S))
+    if not renewed:
+        logger.warning(
+            "session %s: a kept message's claim was released before its turn", session.pk
+        )
+        return None
+    rows = session.messages.filter(
+        role__in=(Message.Role.USER, Message.Role.SYSTEM), position__lte=kept.user_message.position
+    ).order_by("position")
+    history = [{"role": role, "text": said} for role, said in rows.values_list("role", "text")]
+    context = _context(session, history)
+    adapter = adapter_for(session.system)
+    text = kept.user_message.text
+    if not isinstance(adapter, SyncAdapter):
+        return _Claimed(session, kept.user_message, context, adapter)
+    _reply, reply_message, notice, ended, turns = _answer_and_finish(
+        adapter, session, kept.user_message.position + 1, context, text, timeout, max_turns
+    )
+    return Exchange(kept.user_message, reply_message, notice, ended, turns)
+
+
+async def answer_kept(kept: Kept, *, timeout: float, max_turns: int | None) -> Exchange | None:
+    """Ask the system about a kept message and store its reply or a notice, as
+    :func:`exchange` does; None if the claim was released meanwhile (its notice is stored)."""
+    claimed = await sync_to_async(_renew_and_answer)(kept, timeout, max_turns)
+    if claimed is None or isinstance(claimed, Exchange):
+        return claimed
+    return await _ask(claimed, kept.user_message.text, timeout, max_turns)

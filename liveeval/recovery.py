@@ -10,7 +10,8 @@ message always ends up with a reply or a notice, whatever was killed.
 
 Claims are released where someone looks: on the next message, when a chat
 page or socket opens, and by :func:`release_all_stale`, which the chat socket
-runs now and then for sessions nobody returns to.
+runs now and then for sessions nobody returns to. Every tab still open on the
+session is then told to show the stored history again, notice included.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import os
 import socket
 import time
 from datetime import datetime, timedelta
+from functools import partial
 
 from django.db import transaction
 from django.db.models import Q
@@ -99,7 +101,15 @@ def release_if_stale(session_id: int) -> bool:
             Message.objects.create(
                 session=session, position=last.position + 1, role=Message.Role.NOTICE, text=text
             )
+            # The tabs still open on this session (on another process) are told at once.
+            transaction.on_commit(partial(_show_every_tab, session_id))
     return True
+
+
+def _show_every_tab(session_id: int) -> None:
+    from liveeval.chat import announce_resync  # chat imports this module through conversation
+
+    announce_resync(session_id)
 
 
 def release_all_stale(force: bool = False) -> int:

@@ -1,16 +1,18 @@
 """The chat page in a real browser: drafts survive a reload, the judge may keep typing while
-the system replies, and an ended conversation stays ended without reconnecting."""
+the system replies, a message the server never acknowledged goes back into the composer, and
+an ended conversation stays ended without reconnecting."""
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, WebSocketRoute, expect
 
 from testing.servers import Daphne, TemporaryDatabase
 from tests.e2e.conftest import DEMO_PASSWORD, log_in
@@ -131,3 +133,45 @@ def test_an_ended_conversation_shows_its_end_and_stops_reconnecting(
     expect(page.locator("#rating-form")).to_be_visible()
     page.wait_for_timeout(1000)
     assert len(sockets) == 1
+
+
+def test_a_message_the_server_never_acknowledged_goes_back_into_the_composer(
+    page: Page, app_server: tuple[TemporaryDatabase, Daphne]
+) -> None:
+    """As when the server process dies with the message on the wire: the socket closes before
+    the message is stored. The text must come back, and stay in the draft over a reload."""
+    cut: list[str] = []
+    opened: list[WebSocketRoute] = []
+
+    def relay(socket: WebSocketRoute) -> None:
+        opened.append(socket)
+        server = socket.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            if isinstance(message, str) and "never stored" in message:
+                cut.append(message)
+                socket.close(code=1012, reason="server restarting")
+            else:
+                server.send(message)
+
+        socket.on_message(from_page)
+
+    page.route_web_socket(re.compile(r".*/ws/live/.*"), relay)
+    start_conversation(page, app_server, "survivor", "reference")
+    box = page.locator("#chat-input")
+    box.fill("我想订一张明天从北京去上海的机票")
+    box.press("Enter")
+    expect(page.locator("#chat-log .bubble.system")).to_have_count(1, timeout=15_000)
+    expect(box).to_have_value("")
+    box.fill("never stored")
+    box.press("Enter")
+    expect(box).to_have_value("never stored")
+    assert len(cut) == 1
+    for _ in range(100):  # the page reconnects after a back-off of 0.5 to 1 s
+        if len(opened) == 2:
+            break
+        page.wait_for_timeout(100)
+    assert len(opened) == 2
+    expect(page.locator("#chat-log .bubble")).to_have_count(2)
+    page.reload()
+    expect(page.locator("#chat-input")).to_have_value("never stored")

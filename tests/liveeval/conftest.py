@@ -40,6 +40,7 @@ def fake_systems(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         systems.ADAPTERS, "test-in-process", "tests.liveeval.fake_systems.in_process_echo_adapter"
     )
     monkeypatch.setitem(systems.ADAPTERS, "test-slow", "tests.liveeval.fake_systems.slow_adapter")
+    monkeypatch.setitem(systems.ADAPTERS, "test-paced", "tests.liveeval.fake_systems.paced_adapter")
     monkeypatch.setitem(
         systems.ADAPTERS, "test-broken", "tests.liveeval.fake_systems.broken_adapter"
     )

@@ -34,6 +34,18 @@ class SlowSystem:
         return Reply("too late")
 
 
+class PacedSystem:
+    """Takes ``PACE_S`` over each reply, and notes the order in which it is asked."""
+
+    PACE_S = 0.3
+    asked: list[str] = []
+
+    async def respond(self, context: SystemContext, user_text: str) -> Reply:
+        self.asked.append(user_text)
+        await asyncio.sleep(self.PACE_S)
+        return Reply(f"answer to {user_text}")
+
+
 class BrokenSystem:
     async def respond(self, context: SystemContext, user_text: str) -> Reply:
         raise SystemUnavailable("HTTP 500 from the team's server")
@@ -49,6 +61,10 @@ def in_process_echo_adapter(config: dict[str, Any]) -> InProcessEchoSystem:
 
 def slow_adapter(config: dict[str, Any]) -> SlowSystem:
     return SlowSystem()
+
+
+def paced_adapter(config: dict[str, Any]) -> PacedSystem:
+    return PacedSystem()
 
 
 def broken_adapter(config: dict[str, Any]) -> BrokenSystem:

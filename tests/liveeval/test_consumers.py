@@ -2,20 +2,24 @@ from __future__ import annotations
 
 import asyncio
 import re
+from datetime import timedelta
 from typing import Any
 
 import channels.consumer as consumer_module
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 
 from evalsite import roles
 from evalsite.asgi import application
+from evalsite.socket_revocation import user_group
 from liveeval import aliases, conversation
+from liveeval.consumers import ChatConsumer, group_name
 from liveeval.models import ChatSession, Message
 from tests.channels_auth import session_headers
 from tests.conftest import make_user
@@ -378,3 +382,70 @@ async def test_the_reference_system_answers_in_the_sessions_language_not_the_pag
     )()
     assert re.search(r"[A-Za-z]{3,}", reply) and not re.search(r"[\u4e00-\u9fff]", reply), reply
     await communicator.disconnect()
+
+
+async def test_each_numbered_message_is_acknowledged_as_stored_or_refused(judge: User) -> None:
+    session = await echo_session(judge)
+    _, tab = await connect(judge, session)
+    await receive_until(tab, 'id="chat-log"')
+    await tab.send_json_to({"message": "hello", "sent": 7})
+    frames = await receive_until(tab, 'data-sent="7"')
+    assert 'data-outcome="stored"' in frames[-1]
+    await tab.send_json_to({"message": "x" * 2001, "sent": 8})
+    frames = await receive_until(tab, 'data-sent="8"')
+    assert 'data-outcome="refused"' in frames[-1]
+    assert any("too long" in frame for frame in frames)
+    await tab.disconnect()
+
+
+async def test_a_client_gone_during_the_open_gets_no_work_done(
+    judge: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Daphne drops a socket not accepted in time: the open must stop, not render the history
+    and join groups for nobody (the refused opens of a busy server piled up that way)."""
+    session = await echo_session(judge)
+    rendered: list[str] = []
+    real_frame = ChatConsumer._frame
+
+    def counted_frame(self: ChatConsumer, chat_session: ChatSession, what: str) -> str:
+        rendered.append(what)
+        return real_frame(self, chat_session, what)
+
+    monkeypatch.setattr(ChatConsumer, "_frame", counted_frame)
+    headers = await session_headers(judge)
+    tab = WebsocketCommunicator(application, f"/ws/live/{session.pk}/?lang=en", headers=headers)
+    await tab.send_input({"type": "websocket.connect"})
+    await tab.send_input({"type": "websocket.disconnect", "code": 1006})
+    await tab.wait(timeout=5)  # the consumer has finished
+    assert rendered == []
+    layer = get_channel_layer()
+    assert not layer.groups.get(group_name(session.pk))
+    assert not layer.groups.get(user_group(judge.pk))
+    stored = await database_sync_to_async(ChatSession.objects.get)(pk=session.pk)
+    assert stored.replying_since is None
+
+
+@database_sync_to_async
+def leave_a_dead_claim(session: ChatSession) -> None:
+    """A message stored by a process that died before answering: its claim is past due."""
+    past = timezone.now() - timedelta(minutes=5)
+    ChatSession.objects.filter(pk=session.pk).update(
+        replying_since=past, reply_deadline=past, replying_worker="elsewhere:1:1"
+    )
+    Message.objects.create(session=session, position=0, role=Message.Role.USER, text="lost?")
+
+
+async def test_a_tab_left_open_is_shown_the_notice_when_a_dead_claim_is_released(
+    judge: User,
+) -> None:
+    session = await echo_session(judge)
+    _, surviving = await connect(judge, session)
+    await receive_until(surviving, 'id="chat-log"')
+    await leave_a_dead_claim(session)
+    _, returning = await connect(judge, session)  # opening releases the claim with a notice
+    history = (await receive_until(returning, 'id="chat-log"'))[-1]
+    assert "notice-bubble" in history
+    frame = (await receive_until(surviving, "notice-bubble"))[-1]
+    assert 'hx-swap-oob="innerHTML"' in frame and ">lost?<" in frame
+    await surviving.disconnect()
+    await returning.disconnect()

@@ -133,7 +133,7 @@ def test_a_claim_past_its_deadline_is_released_before_the_next_message(judge: Us
     rows = list(session.messages.order_by("position").values_list("role", "text"))
     assert rows[2:] == [
         ("user", "lost"),
-        ("notice", "系统没有回答；请重新发送您的消息。"),
+        ("notice", "系统没有回答；请重新发送你的消息。"),
         ("user", "again"),
         ("system", "echo: again"),
     ]
