@@ -40,7 +40,8 @@ from evalsite.agreement.clusters import (
     Interval,
     cluster_bootstrap_ci,
     cluster_distributions,
-    interval_of,
+    cluster_estimates,
+    cluster_interval_of,
     too_few_clusters,
 )
 from evalsite.agreement.common import (
@@ -318,15 +319,28 @@ def _task_intervals(
             for name, mean in means.items()
         }, Interval(None, reason)
     distributions = cluster_distributions(statistics, tasks, resamples=resamples, seed=seed)
+    estimates = cluster_estimates(statistics, tasks)
     found = {
-        name: replace(mean, interval=interval_of(distributions[name], confidence))
+        name: replace(
+            mean,
+            interval=cluster_interval_of(
+                distributions[name], estimates[name], tasks, confidence=confidence
+            ),
+        )
         if name in distributions
         else mean
         for name, mean in means.items()
     }
     first, second = means
     if {first, second} <= distributions.keys():
-        gap = interval_of(distributions[first] - distributions[second], confidence)
+        # The difference on the same resamples; its value and jackknife are the differences.
+        (one, one_jack), (other, other_jack) = estimates[first], estimates[second]
+        gap = cluster_interval_of(
+            distributions[first] - distributions[second],
+            (one - other, one_jack - other_jack),
+            tasks,
+            confidence=confidence,
+        )
     else:
         gap = Interval(None)
     return found, gap

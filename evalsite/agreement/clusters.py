@@ -225,13 +225,24 @@ def cluster_bootstrap_ci(
         return Interval(None, reason)
     blocks = [statistic(weights) for weights in cluster_resample_weights(clusters, resamples, seed)]
     estimate, jackknife = cluster_estimates({"statistic": statistic}, clusters)["statistic"]
+    return cluster_interval_of(
+        np.concatenate(blocks), (estimate, jackknife), clusters, confidence=confidence
+    )
+
+
+def cluster_interval_of(
+    distribution: FloatArray,
+    estimate: tuple[float, FloatArray],
+    clusters: Sequence[Hashable],
+    *,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> Interval:
+    """`cluster_interval` of a statistic's resamples, its value and jackknife (as
+    `cluster_estimates` gives them), or no interval with the reason a resample had no value."""
+    value, jackknife = estimate
     try:
         bounds = cluster_interval(
-            np.concatenate(blocks),
-            estimate,
-            jackknife,
-            n_clusters=len(set(clusters)),
-            confidence=confidence,
+            distribution, value, jackknife, n_clusters=len(set(clusters)), confidence=confidence
         )
     except StatisticUndefined as error:
         return Interval(None, reason_of(error))
