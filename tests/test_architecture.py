@@ -9,7 +9,10 @@ module that exists and nothing that does not.
 from __future__ import annotations
 
 import ast
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -201,3 +204,18 @@ def test_downloads_are_named_in_one_place() -> None:
         if '"Content-Disposition"' in path.read_text(encoding="utf-8")
     ]
     assert setting == ["evalsite/downloads.py"]
+
+
+@pytest.mark.processes
+def test_starting_django_imports_neither_pandas_nor_scipy() -> None:
+    """Every process (daphne, a job worker, a command) starts Django; only the ones that compute
+    a report or a statistic pay for pandas and scipy, which take about a second to import."""
+    code = (
+        "import sys, django; django.setup(); "
+        "print(sorted(name for name in ('pandas', 'scipy') if name in sys.modules))"
+    )
+    env = {**os.environ, "DEBUG": "1", "DJANGO_SETTINGS_MODULE": "evalsite.settings"}
+    found = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    assert found.stdout.strip() == "[]", found.stdout + found.stderr

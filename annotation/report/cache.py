@@ -17,10 +17,12 @@ from django.db.models import Count, Max, QuerySet, Sum
 from django.utils import timezone
 
 from annotation.models import Assignment, Campaign, LLMScore, Response
-from annotation.report.compute import REPORT_VERSION
 from evalsite import jobs
 from evalsite.agreement.common import DEFAULT_RESAMPLES, DEFAULT_SEED
 from evalsite.models import Job
+
+# Raised whenever the stored shape of a report changes, so older results count as stale.
+REPORT_VERSION = 4
 
 REPORT_KIND = "annotation.report"
 

@@ -21,6 +21,7 @@ from scipy import stats
 
 from annotation.models import Campaign
 from annotation.report.blocks import PairwiseBlock, RatedBlock, Sizes
+from annotation.report.cache import REPORT_VERSION
 from annotation.report.dimensions import POOLED, DimensionSpec, pooled_dimensions
 from annotation.report.items import disagreements, histograms, scatter
 from annotation.report.scores import item_pks, long_scores
@@ -38,10 +39,6 @@ from evalsite.agreement.engine import agreement_blocks
 from evalsite.agreement.phrases import Phrase
 from evalsite.agreement.rates import RatioOfSums
 from evalsite.agreement.verdict import withheld_over
-
-# Raised whenever the stored shape of a report changes, so older results count as stale.
-REPORT_VERSION = 4
-
 
 BREAKDOWNS = ("system", "persona_emotion", "persona_age_group")
 

@@ -9,7 +9,6 @@ from django.utils.translation import gettext as _
 
 from annotation.models import Campaign
 from annotation.report.cache import REPORT_KIND, RESAMPLES, data_fingerprint
-from annotation.report.compute import compute_report
 from evalsite.agreement.common import DEFAULT_SEED
 from evalsite.job_descriptions import JobDescription, JobLink, seconds
 from evalsite.jobs import JobContext, JobError, job_kind
@@ -48,6 +47,10 @@ def report_job(context: JobContext) -> dict[str, Any]:
     def report(done: int, total: int, message: str) -> None:
         # Steps are few and each takes a while, so every one is worth showing.
         context.progress(done, total, message, force=True)
+
+    # Imported here: every process registers this job kind at start-up, and only a worker that
+    # computes a report needs pandas and scipy.
+    from annotation.report.compute import compute_report
 
     return compute_report(
         campaign,

@@ -14,7 +14,6 @@ from typing import Literal, Protocol, get_args
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
 
 from evalsite.agreement.phrases import Phrase, gettext_noop
 
@@ -74,6 +73,10 @@ class Tally:
     def __init__(
         self, rows: npt.NDArray[np.intp], columns: npt.NDArray[np.intp], shape: tuple[int, int]
     ) -> None:
+        # Imported here: every process imports this module at start-up (through the apps' job
+        # kinds and demo data), and only one that computes a statistic needs scipy.
+        from scipy import sparse
+
         self.sparse = sparse.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=shape)
         self._dense = self.sparse.toarray() if shape[0] * shape[1] <= _DENSE_CELLS else None
 
