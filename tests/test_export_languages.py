@@ -1,0 +1,234 @@
+"""Every export is data: the same file whatever the interface language of whoever downloads it.
+
+Each export URL of every app is downloaded by the same coordinator from the same data, once in
+English and once in Chinese. Every cell must be equal, except the columns whose key ends in
+``_label`` (text for people, in the downloader's language), the About sheet (its words are the
+reader's), and the line that says why an empty sheet is empty. An inventory test fails when an
+app adds an export URL that this file does not download.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from openpyxl import load_workbook
+from openpyxl.worksheet.worksheet import Worksheet
+
+from annotation.models import Campaign as AnnotationCampaign
+from annotation.report import cache
+from evalsite.spreadsheets import ABOUT_TITLE, LABEL_SUFFIX
+from fidelity.models import Study
+from intent.models import Submission, Team
+from liveeval.models import ChatSession, DialogueSystem, Message, Rating
+from tests.annotation.conftest import campaign_factory, rubric  # noqa: F401
+from tests.annotation.test_report import build_small
+from tests.conftest import logged_in
+from tests.fidelity.conftest import study  # noqa: F401
+from tests.fidelity.test_report import answered  # noqa: F401
+from tests.intent.conftest import participant, predictions_csv, team, track  # noqa: F401
+from tests.liveeval.conftest import make_campaign, make_system, make_task
+
+pytestmark = pytest.mark.django_db
+
+LANGUAGES = ("en", "zh-hans")
+SITE_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+08:00$")
+
+
+@dataclass(frozen=True)
+class Export:
+    """One export URL: its name, its arguments, and the data it needs (a fixture)."""
+
+    name: str
+    data: str
+    args: tuple[str, ...] = ()
+    query: str = ""
+
+
+EXPORTS = (
+    Export("liveeval:campaign_export", "live", ("leaderboard", "csv")),
+    Export("liveeval:campaign_export", "live", ("sessions", "csv")),
+    Export("liveeval:campaign_export", "live", ("messages", "csv")),
+    Export("liveeval:campaign_export", "live", ("ratings", "csv")),
+    Export("liveeval:campaign_export", "live", ("all", "xlsx")),
+    Export("liveeval:campaign_export", "live", ("ratings", "xlsx"), "?lang=zh"),
+    Export("annotation_report:workbook", "report"),
+    Export("annotation_report:csv", "report", ("summary",)),
+    Export("annotation_report:csv", "report", ("per-dimension",)),
+    Export("annotation_report:csv", "report", ("pairwise",)),
+    Export("annotation_report:csv", "report", ("human-scores",)),
+    Export("annotation_report:csv", "report", ("concept",)),
+    Export("annotation_alignment:workbook", "report"),
+    Export("annotation_alignment:csv", "report", ("held-out",)),
+    Export("fidelity:report_csv", "fidelity"),
+    Export("fidelity:report_xlsx", "fidelity"),
+    Export("intent:submission_csv", "intent"),
+    Export("intent:submission_xlsx", "intent"),
+    Export("intent:test_inputs", "intent_track"),
+)
+
+
+@pytest.fixture
+def live(coordinator: User) -> int:
+    """Two systems, each judged once, with times, comments and messages."""
+    campaign = make_campaign("Stable exports")
+    campaign.tasks.add(task := make_task("flight-a"))
+    judge = User.objects.create_user("jo")
+    for slug, completed in (("alpha", True), ("beta", False)):
+        system = make_system(DialogueSystem.Kind.BASELINE, slug, slug.upper())
+        campaign.systems.add(system)
+        session = ChatSession.objects.create(
+            system=system,
+            task=task,
+            campaign=campaign,
+            kind=ChatSession.Kind.JUDGED,
+            user=judge,
+            lang="zh",
+            today=campaign.today,
+            position=0,
+        )
+        Message.objects.create(session=session, position=0, role="user", text="你好")
+        Message.objects.create(session=session, position=1, role="system", text="ok")
+        session.end(ChatSession.EndReason.USER)
+        Rating.objects.create(
+            session=session,
+            completed=completed,
+            satisfaction=1,
+            fluency=0,
+            guidance=1,
+            comment="清楚",
+        )
+    return campaign.pk
+
+
+@pytest.fixture
+def report(campaign_factory: Callable[..., AnnotationCampaign]) -> int:  # noqa: F811
+    campaign = build_small(campaign_factory)
+    cache.run_report(campaign, resamples=0)
+    return campaign.pk
+
+
+@pytest.fixture
+def fidelity(answered: Study) -> int:  # noqa: F811
+    return answered.pk
+
+
+@pytest.fixture
+def intent(team: Team, participant: User) -> int:  # noqa: F811
+    client = logged_in(participant)
+    client.post(
+        reverse("intent:submit", args=[team.track.pk]),
+        {"file": _upload("p.csv", predictions_csv(8))},
+        follow=True,
+    )
+    return Submission.objects.get().pk
+
+
+@pytest.fixture
+def intent_track(team: Team) -> int:  # noqa: F811
+    return team.track.pk
+
+
+def _upload(name: str, text: str) -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, text.encode("utf-8"))
+
+
+def download(client: Client, url: str, language: str) -> bytes:
+    client.cookies["django_language"] = language
+    response = client.get(url)
+    assert response.status_code == 200, (url, language, response.status_code)
+    assert response["Content-Disposition"].startswith("attachment"), url
+    return response.content
+
+
+def is_empty_note(sheet: Worksheet) -> bool:
+    """Whether the sheet's only row under the header is the italic line saying why it is
+    empty."""
+    if sheet.max_row != 2:
+        return False
+    cells = [cell for cell in sheet[2] if cell.value is not None]
+    return len(cells) == 1 and cells[0].column == 1 and bool(cells[0].font.italic)
+
+
+def masked(header: list[Any], rows: list[list[Any]]) -> list[list[Any]]:
+    """The rows with every label column's cells left out."""
+    keep = [i for i, name in enumerate(header) if not str(name).endswith(LABEL_SUFFIX)]
+    return [[row[i] if i < len(row) else None for i in keep] for row in rows]
+
+
+def csv_cells(body: bytes) -> tuple[list[str], list[list[Any]]]:
+    assert body.startswith(b"\xef\xbb\xbf")
+    header, *rows = csv.reader(io.StringIO(body.decode("utf-8-sig")))
+    return header, masked(header, [list(row) for row in rows])
+
+
+def workbook_cells(body: bytes) -> dict[str, tuple[list[Any], list[list[Any]]]]:
+    book = load_workbook(io.BytesIO(body))
+    assert book.sheetnames[0] == ABOUT_TITLE
+    cells = {}
+    for sheet in book.worksheets[1:]:
+        header, *rows = ([*row] for row in sheet.iter_rows(values_only=True))
+        cells[sheet.title] = (header, [] if is_empty_note(sheet) else masked(header, rows))
+    return cells
+
+
+def _url(export: Export, request: pytest.FixtureRequest) -> str:
+    pk = request.getfixturevalue(export.data)
+    return reverse(export.name, args=[pk, *export.args]) + export.query
+
+
+@pytest.mark.parametrize(
+    "export", EXPORTS, ids=[f"{e.name}:{'.'.join(e.args)}{e.query}" for e in EXPORTS]
+)
+def test_an_export_holds_the_same_cells_in_chinese_and_in_english(
+    export: Export, coordinator: User, request: pytest.FixtureRequest
+) -> None:
+    url = _url(export, request)
+    client = logged_in(coordinator)
+    english, chinese = (download(client, url, language) for language in LANGUAGES)
+    kind = url.split("?")[0].rsplit(".", 1)[-1]
+    if kind == "json":
+        assert json.loads(english) == json.loads(chinese) and json.loads(english)
+        return
+    if kind == "csv":
+        en_header, en_rows = csv_cells(english)
+        zh_header, zh_rows = csv_cells(chinese)
+        assert en_header == zh_header
+        assert en_rows == zh_rows
+        # Rows to compare, so that equality is not vacuous.
+        assert en_rows
+        return
+    en_sheets, zh_sheets = workbook_cells(english), workbook_cells(chinese)
+    assert list(en_sheets) == list(zh_sheets)
+    for title, (header, rows) in en_sheets.items():
+        assert zh_sheets[title][0] == header, title
+        assert zh_sheets[title][1] == rows, title
+    assert any(rows for _, rows in en_sheets.values())
+
+
+def _export_names(resolver: URLResolver, prefix: str = "") -> set[str]:
+    names = set()
+    for pattern in resolver.url_patterns:
+        if isinstance(pattern, URLResolver):
+            space = f"{prefix}{pattern.namespace}:" if pattern.namespace else prefix
+            names |= _export_names(pattern, space)
+        elif isinstance(pattern, URLPattern) and pattern.name:
+            route = str(pattern.pattern)
+            if re.search(r"\.(csv|xlsx|json)$|\.<str:fmt>$", route):
+                names.add(prefix + pattern.name)
+    return names
+
+
+def test_every_export_url_of_every_app_is_downloaded_in_both_languages() -> None:
+    found = _export_names(get_resolver())
+    assert found and found == {export.name for export in EXPORTS}
