@@ -13,6 +13,10 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 COLUMNS: dict[str, Promise] = {
+    "ci_low": _("Lower bound of the value's 95% interval"),
+    "ci_high": _("Upper bound of the value's 95% interval"),
+    "deceptive_ratio_llm": _("Deceptive ratio, the mean over the LLM evaluators"),
+    "nonexistent_item_reason": _("Why the non-existent item ratio is empty"),
     "adjudicator": _("The coordinator who decided the score"),
     "advantage": _("Whether the LLM did better than this person (the test's advantage)"),
     "alias": _("The system's code in this campaign, as judges know it (S and three digits)"),

@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import metadata
 from typing import Any
 
 import pytest
@@ -22,12 +23,13 @@ from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.utils import timezone
 from openpyxl import load_workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
 from annotation.models import Campaign as AnnotationCampaign
 from annotation.report import cache
-from evalsite.spreadsheets import ABOUT_TITLE, LABEL_SUFFIX
+from evalsite.spreadsheets import ABOUT_TITLE, LABEL_SUFFIX, PERCENT_FORMAT, STATISTIC_FORMAT
 from fidelity.models import Study
 from intent.models import Submission, Team
 from liveeval.models import ChatSession, DialogueSystem, Message, Rating
@@ -96,6 +98,7 @@ def live(coordinator: User) -> int:
             lang="zh",
             today=campaign.today,
             position=0,
+            started_at=timezone.now(),
         )
         Message.objects.create(session=session, position=0, role="user", text="你好")
         Message.objects.create(session=session, position=1, role="system", text="ok")
@@ -232,3 +235,91 @@ def _export_names(resolver: URLResolver, prefix: str = "") -> set[str]:
 def test_every_export_url_of_every_app_is_downloaded_in_both_languages() -> None:
     found = _export_names(get_resolver())
     assert found and found == {export.name for export in EXPORTS}
+
+
+WORKBOOKS = [e for e in EXPORTS if "xlsx" in e.name or "workbook" in e.name or "xlsx" in e.args]
+
+
+def _workbook(export: Export, user: User, request: pytest.FixtureRequest, language: str) -> Any:
+    body = download(logged_in(user), _url(export, request), language)
+    return load_workbook(io.BytesIO(body))
+
+
+def _about(book: Any) -> list[list[Any]]:
+    return [list(row) for row in book[ABOUT_TITLE].iter_rows(values_only=True)]
+
+
+@pytest.mark.parametrize("export", WORKBOOKS, ids=[e.name for e in WORKBOOKS])
+def test_every_column_of_every_workbook_has_a_meaning_in_chinese(
+    export: Export, coordinator: User, request: pytest.FixtureRequest
+) -> None:
+    book = _workbook(export, coordinator, request, "zh-hans")
+    about = _about(book)
+    glossary = about[about.index(["工作表", "列", "含义"]) + 1 :]
+    described = {(row[0], row[1]): row[2] for row in glossary if row[0] and row[2]}
+    unexplained = [
+        (sheet.title, cell.value)
+        for sheet in book.worksheets[1:]
+        for cell in sheet[1]
+        if not re.search(r"[\u4e00-\u9fff]", described.get((sheet.title, cell.value)) or "")
+    ]
+    assert unexplained == [], unexplained
+
+
+def test_the_about_sheet_says_what_when_who_and_which_version(
+    coordinator: User, live: int, request: pytest.FixtureRequest
+) -> None:
+    book = _workbook(EXPORTS[4], coordinator, request, "zh-hans")
+    assert book.sheetnames[0] == "About"
+    fields = {row[0]: row[1] for row in _about(book) if row[0]}
+    assert fields["主题"] == "实时活动：Stable exports"
+    assert SITE_TIME.match(fields["导出时间"])
+    assert fields["导出者"] == coordinator.username
+    assert fields["软件"] == f"EvalSite {metadata.version('evalsite')}"
+    codes = {row[1]: row[2] for row in _about(book) if row[0] == "alias" and row[1]}
+    assert codes and all(re.fullmatch(r"S\d{3}", code) for code in codes)
+    assert all(label == f"系统 {code[1:]}" for code, label in codes.items())
+
+
+def test_data_sheets_have_a_styled_frozen_filtered_header_and_rounding_formats(
+    coordinator: User, request: pytest.FixtureRequest
+) -> None:
+    book = _workbook(EXPORTS[4], coordinator, request, "en")
+    sheet = book["Leaderboard"]
+    header = [cell.value for cell in sheet[1]]
+    assert all(cell.font.bold and cell.fill.fgColor.rgb.endswith("DDE4EE") for cell in sheet[1])
+    assert sheet.freeze_panes == "A2"
+    assert sheet.auto_filter.ref == f"A1:{sheet.cell(1, len(header)).column_letter}3"
+    assert sheet.column_dimensions["A"].width >= 8
+    row = dict(zip(header, sheet[2], strict=True))
+    assert row["alias"].value.startswith("S") and row["alias_label"].value.startswith("System ")
+    # The cell keeps the exact rate; only the format rounds what is shown.
+    assert row["completion_rate"].number_format == PERCENT_FORMAT
+    assert row["mean_satisfaction"].number_format == STATISTIC_FORMAT
+    assert row["rank"].number_format == "General"
+
+
+def test_times_are_iso_8601_at_the_site_offset(
+    coordinator: User, request: pytest.FixtureRequest
+) -> None:
+    book = _workbook(EXPORTS[4], coordinator, request, "en")
+    for title, columns in (
+        ("Sessions", ("started_at", "ended_at")),
+        ("Messages", ("created_at",)),
+        ("Ratings", ("rated_at",)),
+    ):
+        rows = [list(row) for row in book[title].iter_rows(values_only=True)]
+        for column in columns:
+            index = rows[0].index(column)
+            stamps = [row[index] for row in rows[1:]]
+            assert stamps and all(SITE_TIME.match(stamp) for stamp in stamps), (title, stamps)
+
+
+def test_an_empty_sheet_says_why_it_is_empty(coordinator: User) -> None:
+    campaign = make_campaign("Nothing yet")
+    url = reverse("liveeval:campaign_export", args=[campaign.pk, "all", "xlsx"])
+    book = load_workbook(io.BytesIO(download(logged_in(coordinator), url, "zh-hans")))
+    sheet = book["Ratings"]
+    assert is_empty_note(sheet)
+    assert sheet["A2"].value == "还没有评审者为本活动的会话评分。"
+    assert sheet.freeze_panes == "A2" and sheet["A1"].value == "session"

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from annotation.concept.card import HUMAN, NOTES, ability_keys, scalar_columns
-from annotation.concept.page import measure_names
+from annotation.concept.page import measure_names, source_label
 from annotation.concept.scorecard import DEFAULT_BY, campaign_scorecard, gather_inputs
 from annotation.models import Campaign
 from evalsite.agreement.phrases import shown
@@ -23,6 +23,7 @@ from evalsite.spreadsheets import BarChartSpec, CellValue, Sheet
 
 SHEET_TITLE = "CONCEPT"
 GROUP_COLUMN = "group"
+JUDGED_PREFIX = "deceptive_judged_"
 # The notes are sentences in the exporter's language, hence a label column.
 NOTES_COLUMN = f"{NOTES}_label"
 CHART_TITLE = gettext_noop("CONCEPT abilities (0–5), human")
@@ -74,6 +75,12 @@ def concept_sheet(campaign: Campaign) -> Sheet:
         NOTES_COLUMN: _("Why a measure of the row is empty, in the exporter's language"),
         **measure_names(campaign, inputs, cards),
     }
+    for key in measures:
+        source = key.removeprefix(JUDGED_PREFIX)
+        if source != key and key not in glossary:
+            glossary[key] = _("Accepted transcripts judged by %(source)s") % {
+                "source": source_label(source)
+            }
     return Sheet(
         SHEET_TITLE,
         sheet_header(measures),
