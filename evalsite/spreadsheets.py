@@ -15,6 +15,7 @@ number formats that round what they show while the cell keeps the exact value.
 
 from __future__ import annotations
 
+import copy
 import csv
 import itertools
 import math
@@ -31,7 +32,7 @@ from typing import IO, Any
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from openpyxl import Workbook
-from openpyxl.cell import WriteOnlyCell
+from openpyxl.cell import Cell, WriteOnlyCell
 from openpyxl.cell.cell import ERROR_CODES, ILLEGAL_CHARACTERS_RE
 from openpyxl.chart import BarChart, Reference, ScatterChart, Series
 from openpyxl.styles import Alignment, Font, PatternFill
@@ -233,7 +234,7 @@ def _text_width(value: CellValue) -> int:
     return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in first_line)
 
 
-def _widths(header: Sequence[str], sample: Sequence[Sequence[CellValue]]) -> list[float]:
+def _widths(header: Sequence[str], sample: Sequence[Sequence[CellValue]]) -> list[int]:
     widths = []
     for index, name in enumerate(header):
         seen = [_text_width(name) + 3]  # room for the filter's arrow
@@ -242,7 +243,7 @@ def _widths(header: Sequence[str], sample: Sequence[Sequence[CellValue]]) -> lis
     return widths
 
 
-def _header_cell(worksheet: Any, value: str) -> WriteOnlyCell:
+def _header_cell(worksheet: Any, value: str) -> Cell:
     cell = WriteOnlyCell(worksheet, value=value)
     cell.data_type = "s"
     cell.font = _HEADER_FONT
@@ -250,19 +251,30 @@ def _header_cell(worksheet: Any, value: str) -> WriteOnlyCell:
     return cell
 
 
-def _data_row(worksheet: Any, row: Sequence[CellValue], formats: Sequence[str]) -> list[Any]:
+def _number_styles(worksheet: Any, header: Sequence[str]) -> list[Any]:
+    """Each column's style for fractional numbers, made once: setting a format cell by cell
+    would look it up again for every number."""
+    styles = []
+    for name in header:
+        template: Any = WriteOnlyCell(worksheet)
+        template.number_format = number_format(name)
+        styles.append(template._style)
+    return styles
+
+
+def _data_row(worksheet: Any, row: Sequence[CellValue], styles: Sequence[Any]) -> list[Any]:
     cells = []
     for index, value in enumerate(row):
-        if isinstance(value, float) and math.isfinite(value) and index < len(formats):
-            cell = WriteOnlyCell(worksheet, value=value)
-            cell.number_format = formats[index]
+        if isinstance(value, float) and math.isfinite(value) and index < len(styles):
+            cell: Any = WriteOnlyCell(worksheet, value=value)
+            cell._style = copy.copy(styles[index])
             cells.append(cell)
         else:
             cells.append(_workbook_value(worksheet, value))
     return cells
 
 
-def _note_cell(worksheet: Any, text: str) -> WriteOnlyCell:
+def _note_cell(worksheet: Any, text: str) -> Cell:
     cell = WriteOnlyCell(worksheet, value=text)
     cell.data_type = "s"
     cell.font = _NOTE_FONT
@@ -278,10 +290,10 @@ def _write_sheet(workbook: Workbook, sheet: Sheet, title: str) -> None:
         worksheet.column_dimensions[get_column_letter(index)].width = width
     worksheet.freeze_panes = "A2"
     worksheet.append([_header_cell(worksheet, name) for name in sheet.header])
-    formats = [number_format(name) for name in sheet.header]
+    styles = _number_styles(worksheet, sheet.header)
     n_rows = 0
     for row in itertools.chain(sample, rows):
-        worksheet.append(_data_row(worksheet, row, formats))
+        worksheet.append(_data_row(worksheet, row, styles))
         n_rows += 1
     last_column = get_column_letter(max(len(sheet.header), 1))
     worksheet.auto_filter.ref = f"A1:{last_column}{n_rows + 1}"
