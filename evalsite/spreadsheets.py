@@ -139,10 +139,6 @@ def software_version() -> str:
         return "unknown"
 
 
-def is_label_column(key: str) -> bool:
-    return key.endswith(LABEL_SUFFIX)
-
-
 def number_format(key: str) -> str:
     """How a column's fractional numbers are shown: as percentages for shares of a whole,
     else to three decimals."""
