@@ -125,6 +125,9 @@ COLUMNS: dict[str, Promise] = {
     "n_majority_items": _("Items where most people agreed"),
     "n_paired": _("Items with both an LLM and a human score"),
     "note": _("A note"),
+    "note_label": _(
+        "Why the calibration map is missing or near-constant, in the exporter's language"
+    ),
     "notes": _("Notes on the row"),
     "notes_label": _("Notes on the row's figures, in the exporter's language"),
     "off_by_one_band": _("Whether the cell lies within one point of the diagonal"),

@@ -27,6 +27,7 @@ from django.utils import timezone
 from openpyxl import load_workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
+from annotation.models import Adjudication, AdjudicationReason
 from annotation.models import Campaign as AnnotationCampaign
 from annotation.report import cache
 from evalsite.spreadsheets import ABOUT_TITLE, LABEL_SUFFIX, PERCENT_FORMAT, STATISTIC_FORMAT
@@ -34,6 +35,7 @@ from fidelity.models import Study
 from intent.models import Submission, Team
 from liveeval.models import ChatSession, DialogueSystem, Message, Rating
 from tests.annotation.conftest import campaign_factory, rubric  # noqa: F401
+from tests.annotation.test_alignment_pages import aligned  # noqa: F401
 from tests.annotation.test_report import build_small
 from tests.conftest import logged_in
 from tests.fidelity.conftest import study  # noqa: F401
@@ -70,8 +72,11 @@ EXPORTS = (
     Export("annotation_report:csv", "report", ("pairwise",)),
     Export("annotation_report:csv", "report", ("human-scores",)),
     Export("annotation_report:csv", "report", ("concept",)),
-    Export("annotation_alignment:workbook", "report"),
-    Export("annotation_alignment:csv", "report", ("held-out",)),
+    Export("annotation_alignment:workbook", "alignment"),
+    Export("annotation_alignment:csv", "alignment", ("adjudications",)),
+    Export("annotation_alignment:csv", "alignment", ("calibration",)),
+    Export("annotation_alignment:csv", "alignment", ("confusion",)),
+    Export("annotation_alignment:csv", "alignment", ("held-out",)),
     Export("fidelity:report_csv", "fidelity"),
     Export("fidelity:report_xlsx", "fidelity"),
     Export("intent:submission_csv", "intent"),
@@ -119,6 +124,23 @@ def report(campaign_factory: Callable[..., AnnotationCampaign]) -> int:  # noqa:
     campaign = build_small(campaign_factory)
     cache.run_report(campaign, resamples=0)
     return campaign.pk
+
+
+@pytest.fixture
+def alignment(aligned: AnnotationCampaign) -> int:  # noqa: F811
+    """Two evaluator versions on held-out items, and one adjudicated score."""
+    referee = User.objects.create_user("referee")
+    transcript = aligned.transcripts.first()
+    assert transcript is not None
+    Adjudication.objects.create(
+        transcript=transcript,
+        dimension=aligned.rubric.dimensions.get(key="relevance"),
+        score=2,
+        reason=AdjudicationReason.objects.get(label_en="humans split"),
+        note="意见不一",
+        adjudicator=referee,
+    )
+    return aligned.pk
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from annotation.alignment.page import alignment_summary
 from annotation.alignment.paired import PairedDifference
 from annotation.models import Adjudication, Campaign
 from evalsite.agreement.alt_test import AltTestResult
+from evalsite.agreement.phrases import shown
 from evalsite.spreadsheets import CellValue, Sheet, export_time
 
 VERSIONS_HEADER = (
@@ -47,7 +48,8 @@ CALIBRATION_HEADER = (
     "calibrated_score",
     "fitted_items",
     "collapsed",
-    "note",
+    # Why the map is missing or near-constant, in the exporter's language.
+    "note_label",
 )
 CONFUSION_HEADER = (
     "version",
@@ -120,7 +122,8 @@ def calibration_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
         for row, _shown in block.versions:
             fitted = row.calibration_map
             if fitted is None:
-                yield [row.version, row.dimension, None, None, None, 0, None, row.map_note]
+                note = "" if row.map_note is None else shown(row.map_note)
+                yield [row.version, row.dimension, None, None, None, 0, None, note]
                 continue
             for point, value in zip(fitted.points, fitted.fitted, strict=True):
                 calibrated = fitted.calibrated_point(point)
