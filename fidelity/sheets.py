@@ -6,8 +6,10 @@ import io
 from collections.abc import Iterator, Sequence
 from typing import IO
 
+from django.utils.translation import gettext as _
+
 from evalsite.agreement.phrases import shown
-from evalsite.spreadsheets import CellValue, Sheet, write_csv, write_workbook
+from evalsite.spreadsheets import About, CellValue, Sheet, write_csv, write_workbook
 from fidelity.references import BUCKET_REFERENCES
 from fidelity.report import GroupRow, TaskReport
 
@@ -20,7 +22,7 @@ MEASURE_HEADER = (
     "value",
     "ci_low",
     "ci_high",
-    "notes",
+    "notes_label",
 )
 VERDICT_HEADER = (
     "task",
@@ -45,7 +47,7 @@ VERDICT_HEADER = (
     "alpha_humans",
     "stands_in",
     "failed_checks",
-    "verdict",
+    "verdict_label",
     "alt_test_note",
 )
 
@@ -55,8 +57,10 @@ def _labelling(task: TaskReport) -> str:
     if task.task != "open_pref":
         return ""
     if task.labeller:
-        return f"aspects labelled by {task.labeller} (one fixed prompt, every group)"
-    return "aspects labelled by each responder"
+        return _("aspects labelled by %(labeller)s (one fixed prompt, every group)") % {
+            "labeller": task.labeller
+        }
+    return _("aspects labelled by each responder")
 
 
 def _group_rows(
@@ -149,11 +153,15 @@ def csv_bytes(tasks: Sequence[TaskReport]) -> bytes:
     return stream.getvalue().encode("utf-8")
 
 
-def write_report_workbook(target: IO[bytes], tasks: Sequence[TaskReport]) -> None:
+def write_report_workbook(
+    target: IO[bytes], tasks: Sequence[TaskReport], study_name: str, exported_by: str
+) -> None:
+    empty = _("No simulator of this study has answers to compare with people's yet.")
     write_workbook(
         target,
         [
-            Sheet("measures", MEASURE_HEADER, measure_rows(tasks)),
-            Sheet("verdicts", VERDICT_HEADER, verdict_rows(tasks)),
+            Sheet("measures", MEASURE_HEADER, measure_rows(tasks), empty=empty),
+            Sheet("verdicts", VERDICT_HEADER, verdict_rows(tasks), empty=empty),
         ],
+        About(_("Fidelity study: %(name)s") % {"name": study_name}, exported_by),
     )

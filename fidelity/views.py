@@ -194,5 +194,5 @@ def report_csv(request: HttpRequest, study_id: int) -> HttpResponse:
 def report_workbook(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     buffer = io.BytesIO()
-    write_report_workbook(buffer, study_report(study))
+    write_report_workbook(buffer, study_report(study), study.name, request.user.get_username())
     return xlsx_download(buffer.getvalue(), f"fidelity-{study.pk}.xlsx")

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 
 from django.utils.translation import gettext as _
 
-from evalsite.spreadsheets import BarChartSpec, CellValue, Sheet, write_csv, write_workbook
+from evalsite.spreadsheets import About, BarChartSpec, CellValue, Sheet, write_csv, write_workbook
 from intent.scoring import IntentScores
 
 PER_CLASS_HEADER = ("label", "precision", "recall", "f1", "support", "predicted")
@@ -62,8 +62,14 @@ def scores_csv(
 
 
 def scores_workbook(
-    scores: IntentScores, interval: tuple[float, float] | None, *, breakdown: bool
+    scores: IntentScores,
+    interval: tuple[float, float] | None,
+    *,
+    breakdown: bool,
+    about: About | None = None,
 ) -> bytes:
+    """The scores as a workbook; sheet names are stable (they are data), the chart's words are
+    in the reader's language."""
     chart = BarChartSpec(
         title=_("Confusion matrix: each gold class by predicted class"),
         categories="gold",
@@ -71,12 +77,22 @@ def scores_workbook(
         y_title=_("utterances"),
         stacked=True,
     )
-    sheets = [Sheet(_("Summary"), SUMMARY_HEADER, summary_rows(scores, interval))]
+    sheets = [Sheet("Summary", SUMMARY_HEADER, summary_rows(scores, interval))]
     if breakdown:
+        predicted = {
+            label: _("Utterances of the gold class predicted as %(label)s") % {"label": label}
+            for label in scores.labels
+        }
         sheets += [
-            Sheet(_("Per class"), PER_CLASS_HEADER, per_class_rows(scores)),
-            Sheet(_("Confusion"), confusion_header(scores), confusion_rows(scores), [chart]),
+            Sheet("Per class", PER_CLASS_HEADER, per_class_rows(scores)),
+            Sheet(
+                "Confusion",
+                confusion_header(scores),
+                confusion_rows(scores),
+                [chart],
+                glossary=predicted,
+            ),
         ]
     target = io.BytesIO()
-    write_workbook(target, sheets)
+    write_workbook(target, sheets, about)
     return target.getvalue()

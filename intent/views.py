@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from evalsite import jobs, roles
 from evalsite.downloads import csv_download, json_download, xlsx_download
+from evalsite.spreadsheets import About
 from intent import access, datasets, exports, pages, submissions
 from intent.endpoint.job import start_endpoint_run
 from intent.files import IntentFileError
@@ -161,7 +162,18 @@ def submission_export(request: HttpRequest, submission_id: int, fmt: str) -> Htt
     if fmt == "csv":
         text = exports.scores_csv(scored.scores, scored.interval, breakdown=breakdown)
         return csv_download(text, name)
-    workbook = exports.scores_workbook(scored.scores, scored.interval, breakdown=breakdown)
+    about = About(
+        _("Intent track %(track)s: submission %(number)s of team %(team)s")
+        % {
+            "track": submission.team.track.name,
+            "number": submission.pk,
+            "team": submission.team.name,
+        },
+        request.user.get_username(),
+    )
+    workbook = exports.scores_workbook(
+        scored.scores, scored.interval, breakdown=breakdown, about=about
+    )
     return xlsx_download(workbook, name)
 
 

@@ -53,6 +53,11 @@ def _assign(campaign: Campaign, system_id: int) -> str:
     raise RuntimeError(f"no free alias code in campaign {campaign.pk}")
 
 
+def export_code(code: str) -> str:
+    """The alias as exported files hold it, the same in every language: ``S`` and the code."""
+    return f"S{code}"
+
+
 def public_name(code: str) -> str:
     """The alias as the reader's interface says it."""
     return _("System %(code)s") % {"code": code}

@@ -13,7 +13,15 @@ from django.utils.translation import gettext as _
 from evalsite.agreement.phrases import Phrase, gettext_noop, listed, shown
 from evalsite.downloads import csv_download, file_stem, xlsx_download
 from evalsite.language import is_chinese
-from evalsite.spreadsheets import BarChartSpec, CellValue, Sheet, write_csv, write_workbook
+from evalsite.spreadsheets import (
+    About,
+    BarChartSpec,
+    CellValue,
+    Sheet,
+    export_time,
+    write_csv,
+    write_workbook,
+)
 from liveeval import aliases, judge_agreement, metrics
 from liveeval.booking.cities import in_english
 from liveeval.booking.goals import explain_goal, goal_met
@@ -24,6 +32,7 @@ LEADERBOARD_HEADER = [
     "lang",
     "rank",
     "alias",
+    "alias_label",
     "system",
     "sessions",
     "tasks",
@@ -206,6 +215,7 @@ def _leaderboard_rows(campaign: Campaign, lang: str | None) -> Iterator[list[Cel
         yield [
             lang or "all",
             result.rank,
+            aliases.export_code(codes[system.pk]),
             aliases.public_name(codes[system.pk]),
             system.name,
             result.n_sessions,
@@ -235,6 +245,7 @@ SESSION_HEADER = [
     "lang",
     "task",
     "alias",
+    "alias_label",
     "system",
     "status",
     "end_reason",
@@ -276,13 +287,14 @@ def _session_rows(campaign: Campaign, lang: str | None) -> Iterator[list[CellVal
             session.kind,
             session.lang,
             session.task.key if session.task else "",
+            aliases.export_code(codes[session.system_id]),
             aliases.public_name(codes[session.system_id]),
             session.system.name,
             session.status,
             session.end_reason,
             turns,
-            session.started_at.isoformat() if session.started_at else "",
-            session.ended_at.isoformat() if session.ended_at else "",
+            export_time(session.started_at),
+            export_time(session.ended_at),
             met,
             rating.completed if rating else None,
             rating.satisfaction if rating else None,
@@ -303,7 +315,7 @@ def _message_rows(campaign: Campaign, lang: str | None) -> Iterator[list[CellVal
         "session_id", "session__lang", "position", "role", "text", "created_at", "latency_ms"
     )
     for session, session_lang, position, role, text, created_at, latency in messages.iterator():
-        yield [session, session_lang, position, role, text, created_at.isoformat(), latency]
+        yield [session, session_lang, position, role, text, export_time(created_at), latency]
 
 
 RATING_HEADER = [
@@ -312,6 +324,7 @@ RATING_HEADER = [
     "lang",
     "task",
     "alias",
+    "alias_label",
     "system",
     "completed",
     "satisfaction",
@@ -331,6 +344,7 @@ def _rating_rows(campaign: Campaign, lang: str | None) -> Iterator[list[CellValu
             session.user.username if session.user else "",
             session.lang,
             session.task.key if session.task else "",
+            aliases.export_code(codes[session.system_id]),
             aliases.public_name(codes[session.system_id]),
             session.system.name,
             rating.completed,
@@ -338,7 +352,7 @@ def _rating_rows(campaign: Campaign, lang: str | None) -> Iterator[list[CellValu
             rating.fluency,
             rating.guidance,
             rating.comment,
-            rating.created_at.isoformat(),
+            export_time(rating.created_at),
         ]
 
 
@@ -350,8 +364,32 @@ TABLES = {
 }
 
 
+def _empty_reason(table: str) -> str:
+    return {
+        "leaderboard": _("No judge has rated a session of this campaign yet."),
+        "sessions": _("No session of this campaign has started yet."),
+        "messages": _("No session of this campaign has a message yet."),
+        "ratings": _("No judge has rated a session of this campaign yet."),
+    }[table]
+
+
+def export_about(campaign: Campaign, exported_by: str, lang: str | None) -> About:
+    """The About sheet of a campaign's workbook, with what each alias code stands for."""
+    subject = _("Live campaign: %(name)s") % {"name": campaign.name}
+    if lang:
+        subject += " · " + _("dialogues in %(language)s") % {
+            "language": str(dict(DIALOGUE_LANGUAGES)[lang])
+        }
+    codes = sorted(aliases.campaign_codes(campaign).values())
+    return About(
+        subject,
+        exported_by,
+        [("alias", aliases.export_code(code), aliases.public_name(code)) for code in codes],
+    )
+
+
 def export_response(
-    campaign: Campaign, table: str, fmt: str, lang: str | None = None
+    campaign: Campaign, table: str, fmt: str, lang: str | None = None, exported_by: str = ""
 ) -> HttpResponse:
     """One table as CSV, or the whole campaign as one workbook (``table`` = ``all``).
 
@@ -370,13 +408,25 @@ def export_response(
     for key in chosen:
         header, rows = TABLES[key]
         charts = (
-            [BarChartSpec("Completion rate", categories="alias", values=["completion_rate"])]
+            [
+                BarChartSpec(
+                    _("Completion rate"), categories="alias_label", values=["completion_rate"]
+                )
+            ]
             if key == "leaderboard"
             else []
         )
-        sheets.append(Sheet(key.capitalize(), header, rows(campaign, lang), charts))
+        sheets.append(
+            Sheet(
+                key.capitalize(),
+                header,
+                rows(campaign, lang),
+                charts,
+                empty=_empty_reason(key),
+            )
+        )
     buffer_bytes = io.BytesIO()
-    write_workbook(buffer_bytes, sheets)
+    write_workbook(buffer_bytes, sheets, export_about(campaign, exported_by, lang))
     return xlsx_download(buffer_bytes.getvalue(), f"{name}-{table}.xlsx")
 
 

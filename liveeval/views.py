@@ -266,6 +266,8 @@ def campaign_export(request: HttpRequest, campaign_id: int, table: str, fmt: str
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     try:
         lang = results.language_filter(request.GET.get("lang"))
-        return results.export_response(campaign, table, fmt, lang)
+        return results.export_response(
+            campaign, table, fmt, lang, exported_by=request.user.get_username()
+        )
     except KeyError:
         raise Http404 from None

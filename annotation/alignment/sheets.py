@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from django.utils.functional import Promise as StrPromise
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from annotation.alignment.comparison import VersionOnDimension
 from annotation.alignment.figures import AgreementFigures
@@ -17,7 +18,8 @@ from annotation.alignment.page import alignment_summary
 from annotation.alignment.paired import PairedDifference
 from annotation.models import Adjudication, Campaign
 from evalsite.agreement.alt_test import AltTestResult
-from evalsite.spreadsheets import CellValue, Sheet
+from evalsite.agreement.phrases import shown
+from evalsite.spreadsheets import CellValue, Sheet, export_time
 
 VERSIONS_HEADER = (
     "version",
@@ -46,7 +48,8 @@ CALIBRATION_HEADER = (
     "calibrated_score",
     "fitted_items",
     "collapsed",
-    "note",
+    # Why the map is missing or near-constant, in the exporter's language.
+    "note_label",
 )
 CONFUSION_HEADER = (
     "version",
@@ -93,7 +96,7 @@ def version_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
             version.temperature,
             version.seed,
             " ".join(str(example["transcript"]) for example in version.few_shot),
-            version.created_at.isoformat(),
+            export_time(version.created_at),
             version.prompt_template,
         ]
 
@@ -110,16 +113,17 @@ def adjudication_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
             decision.reason.label_en,
             decision.note,
             decision.adjudicator.username,
-            decision.decided_at.isoformat(),
+            export_time(decision.decided_at),
         ]
 
 
 def calibration_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
     for block in alignment_summary(campaign).dimensions:
-        for row, _ in block.versions:
+        for row, _shown in block.versions:
             fitted = row.calibration_map
             if fitted is None:
-                yield [row.version, row.dimension, None, None, None, 0, None, row.map_note]
+                note = "" if row.map_note is None else shown(row.map_note)
+                yield [row.version, row.dimension, None, None, None, 0, None, note]
                 continue
             for point, value in zip(fitted.points, fitted.fitted, strict=True):
                 calibrated = fitted.calibrated_point(point)
@@ -138,7 +142,7 @@ def calibration_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
 def confusion_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
     """Every version's held-out confusion matrix (raw scores), one row per cell."""
     for block in alignment_summary(campaign).dimensions:
-        for row, _ in block.versions:
+        for row, _shown in block.versions:
             for human, llm, count, in_band in row.held_out.confusion.cells():
                 yield [row.version, row.dimension, human, llm, count, in_band]
 
@@ -198,35 +202,58 @@ def _held_out(row: VersionOnDimension, best: bool) -> Iterator[list[CellValue]]:
 def held_out_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
     summary = alignment_summary(campaign)
     for block in summary.dimensions:
-        for row, _ in block.versions:
+        for row, _shown in block.versions:
             yield from _held_out(row, row.version == summary.best)
 
+
+NO_VERSIONS = gettext_noop(
+    "No evaluator version has scores on a dimension that people scored on held-out items."
+)
 
 ALIGNMENT_SHEETS: tuple[tuple[str, StrPromise, Callable[[Campaign], Sheet]], ...] = (
     (
         "versions",
         gettext_lazy("Versions"),
-        lambda c: Sheet("Versions", VERSIONS_HEADER, version_rows(c)),
+        lambda c: Sheet(
+            "Versions",
+            VERSIONS_HEADER,
+            version_rows(c),
+            empty=_("No evaluator version has been recorded for this campaign."),
+        ),
     ),
     (
         "adjudications",
         gettext_lazy("Adjudications"),
-        lambda c: Sheet("Adjudications", ADJUDICATIONS_HEADER, adjudication_rows(c)),
+        lambda c: Sheet(
+            "Adjudications",
+            ADJUDICATIONS_HEADER,
+            adjudication_rows(c),
+            empty=_("No score has been adjudicated in this campaign."),
+        ),
     ),
     (
         "calibration",
         gettext_lazy("Calibration maps"),
-        lambda c: Sheet("Calibration maps", CALIBRATION_HEADER, calibration_rows(c)),
+        lambda c: Sheet(
+            "Calibration maps",
+            CALIBRATION_HEADER,
+            calibration_rows(c),
+            empty=_(NO_VERSIONS),
+        ),
     ),
     (
         "confusion",
         gettext_lazy("Confusion matrices"),
-        lambda c: Sheet("Confusion matrices", CONFUSION_HEADER, confusion_rows(c)),
+        lambda c: Sheet(
+            "Confusion matrices", CONFUSION_HEADER, confusion_rows(c), empty=_(NO_VERSIONS)
+        ),
     ),
     (
         "held-out",
         gettext_lazy("Held-out figures"),
-        lambda c: Sheet("Held-out figures", HELD_OUT_HEADER, held_out_rows(c)),
+        lambda c: Sheet(
+            "Held-out figures", HELD_OUT_HEADER, held_out_rows(c), empty=_(NO_VERSIONS)
+        ),
     ),
 )
 

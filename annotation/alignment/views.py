@@ -21,6 +21,7 @@ from annotation.alignment.page import adjudication_queue, alignment_summary
 from annotation.alignment.sheets import ALIGNMENT_SHEETS, alignment_sheet
 from annotation.alignment.stored_split import alignment_of
 from annotation.models import Campaign, Dimension, Transcript
+from annotation.report.workbook import campaign_about
 from evalsite.downloads import csv_download, file_stem, xlsx_download
 from evalsite.roles import coordinator_required
 from evalsite.spreadsheets import write_csv, write_workbook
@@ -109,6 +110,10 @@ def table_csv(request: HttpRequest, campaign_id: int, table: str) -> HttpRespons
 def workbook(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = _campaign(campaign_id)
     buffer = io.BytesIO()
-    write_workbook(buffer, [build(campaign) for _, _, build in ALIGNMENT_SHEETS])
+    write_workbook(
+        buffer,
+        [build(campaign) for _, _, build in ALIGNMENT_SHEETS],
+        campaign_about(campaign, request.user.get_username()),
+    )
     name = file_stem(campaign.name, f"campaign-{campaign.pk}")
     return xlsx_download(buffer.getvalue(), f"{name}-alignment.xlsx")

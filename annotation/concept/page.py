@@ -248,6 +248,18 @@ def table_sections(
     return sections
 
 
+def measure_names(
+    campaign: Campaign, inputs: ScorecardInputs, cards: Sequence[Mapping[str, Any]]
+) -> dict[str, str]:
+    """Every measure key of the scorecard with its name in the reader's language, as the
+    table's rows name them: the glossary of the CONCEPT sheet."""
+    return {
+        row.measure.key: row.measure.label
+        for section in table_sections(campaign, inputs, cards)
+        for row in section.rows
+    }
+
+
 # The chart ------------------------------------------------------------------------------------
 
 

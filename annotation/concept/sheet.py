@@ -11,7 +11,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
 from annotation.concept.card import HUMAN, NOTES, ability_keys, scalar_columns
+from annotation.concept.page import measure_names, source_label
 from annotation.concept.scorecard import DEFAULT_BY, campaign_scorecard, gather_inputs
 from annotation.models import Campaign
 from evalsite.agreement.phrases import shown
@@ -19,7 +23,10 @@ from evalsite.spreadsheets import BarChartSpec, CellValue, Sheet
 
 SHEET_TITLE = "CONCEPT"
 GROUP_COLUMN = "group"
-CHART_TITLE = "CONCEPT abilities (0–5), human"
+JUDGED_PREFIX = "deceptive_judged_"
+# The notes are sentences in the exporter's language, hence a label column.
+NOTES_COLUMN = f"{NOTES}_label"
+CHART_TITLE = gettext_noop("CONCEPT abilities (0–5), human")
 
 
 @dataclass(frozen=True)
@@ -36,7 +43,7 @@ class SheetRow:
 
 
 def sheet_header(measures: Sequence[str]) -> list[str]:
-    return [GROUP_COLUMN, *DEFAULT_BY, *measures, NOTES]
+    return [GROUP_COLUMN, *DEFAULT_BY, *measures, NOTES_COLUMN]
 
 
 def sheet_row(card: Mapping[str, Any], measures: Sequence[str]) -> SheetRow:
@@ -53,13 +60,32 @@ def concept_sheet(campaign: Campaign) -> Sheet:
     """The CONCEPT scorecard per system × dataset as a worksheet: one row per group, one
     column per measure, the notes that explain each null, and a chart of the six ability
     scores from human judgements."""
-    cards = campaign_scorecard(gather_inputs(campaign))
+    inputs = gather_inputs(campaign)
+    cards = campaign_scorecard(inputs)
     measures = scalar_columns(cards, DEFAULT_BY)
     rows = [sheet_row(card, measures).cells() for card in cards]
     charted = [key for _, key in ability_keys(HUMAN) if key in measures]
     charts = (
-        [BarChartSpec(CHART_TITLE, GROUP_COLUMN, charted, y_title="score")]
+        [BarChartSpec(_(CHART_TITLE), GROUP_COLUMN, charted, y_title=_("score"))]
         if charted and rows
         else []
     )
-    return Sheet(SHEET_TITLE, sheet_header(measures), rows, charts)
+    glossary = {
+        GROUP_COLUMN: _("The system and dataset of the row's transcripts"),
+        NOTES_COLUMN: _("Why a measure of the row is empty, in the exporter's language"),
+        **measure_names(campaign, inputs, cards),
+    }
+    for key in measures:
+        source = key.removeprefix(JUDGED_PREFIX)
+        if source != key and key not in glossary:
+            glossary[key] = _("Accepted transcripts judged by %(source)s") % {
+                "source": source_label(source)
+            }
+    return Sheet(
+        SHEET_TITLE,
+        sheet_header(measures),
+        rows,
+        charts,
+        empty=_("No transcript of this campaign has been scored yet."),
+        glossary=glossary,
+    )

@@ -210,7 +210,7 @@ DETAIL_HEADER = [
     "n_alpha_humans_plus_llm",
     "n_paired",
     *[header for column in DETAIL for header in column.headers],
-    "notes",
+    "notes_label",
 ]
 
 
@@ -253,7 +253,7 @@ def _label(result: dict[str, Any], evaluator: str, dimension: str) -> str:
     return dimension if len(result["evaluations"]) == 1 else f"{dimension} · {evaluator}"
 
 
-SUMMARY_HEADER = ["label", "evaluator", "dimension", "level", *HEADLINE_HEADER, "verdict"]
+SUMMARY_HEADER = ["label", "evaluator", "dimension", "level", *HEADLINE_HEADER, "verdict_label"]
 
 
 def _verdict_subject(result: dict[str, Any]) -> str:
@@ -361,7 +361,7 @@ PAIRWISE_HEADER = [
     f"{LLM_MAJORITY_AGREEMENT}_p",
     "alt_test_passed",
     "stands_in",
-    "notes",
+    "notes_label",
 ]
 
 

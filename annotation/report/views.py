@@ -83,7 +83,7 @@ def workbook(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if result is None:
         return redirect("annotation_report:page", campaign.pk)
     buffer = io.BytesIO()
-    exports.write_report_workbook(buffer, campaign, result)
+    exports.write_report_workbook(buffer, campaign, result, request.user.get_username())
     return xlsx_download(buffer.getvalue(), f"{_filename(campaign)}.xlsx")
 
 

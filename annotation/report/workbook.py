@@ -9,11 +9,19 @@ from typing import IO, Any
 
 import numpy as np
 from django.utils.functional import Promise
-from django.utils.translation import gettext_lazy
+from django.utils.translation import get_language, gettext_lazy, gettext_noop
+from django.utils.translation import gettext as _
 
 from annotation.alignment.sheets import ALIGNMENT_SHEETS
 from annotation.concept.sheet import concept_sheet
-from annotation.models import Assignment, Campaign, Dimension, LLMScore, Response
+from annotation.models import (
+    AdjudicationReason,
+    Assignment,
+    Campaign,
+    Dimension,
+    LLMScore,
+    Response,
+)
 from annotation.models.transcript import version_label
 from annotation.report.compute import evaluator_raters
 from annotation.report.dimensions import DimensionSpec
@@ -37,11 +45,14 @@ from annotation.report.rows import (
     summary_rows,
 )
 from annotation.report.scores import long_scores
+from evalsite.language import is_chinese
 from evalsite.spreadsheets import (
+    About,
     BarChartSpec,
     CellValue,
     ScatterChartSpec,
     Sheet,
+    export_time,
     write_csv,
     write_workbook,
 )
@@ -83,7 +94,7 @@ def human_score_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
             None if free else value,
             rationale,
             ms,
-            updated.isoformat(),
+            export_time(updated),
             *meta,
             text,
             swapped if kind == Dimension.Kind.PAIRWISE else None,
@@ -109,7 +120,7 @@ def llm_score_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
     for item, evaluator, dimension, score, rationale, imported, *meta in scores.iterator(
         chunk_size=2000
     ):
-        yield [item, evaluator, dimension, score, rationale, imported.isoformat(), *meta]
+        yield [item, evaluator, dimension, score, rationale, export_time(imported), *meta]
 
 
 def disagreement_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
@@ -152,6 +163,25 @@ def disagreement_rows(campaign: Campaign) -> Iterator[list[CellValue]]:
             ]
 
 
+NO_RATED_DIMENSION = gettext_noop("The report has no rated dimension with scores.")
+NO_LLM_AND_PEOPLE = gettext_noop("No item has both an LLM score and a person's score.")
+
+
+def campaign_about(campaign: Campaign, exported_by: str) -> About:
+    """The About sheet of an annotation campaign's workbooks: the dimensions and adjudication
+    reasons by key, with the names people read."""
+    chinese = is_chinese(get_language() or "en")
+    dimensions = campaign.rubric.dimensions.order_by("position")
+    codes = [
+        ("dimension", d.key, d.name_zh if chinese else d.name_en) for d in dimensions.iterator()
+    ]
+    codes += [
+        ("reason", reason.label_en, reason.label_zh if chinese else reason.label_en)
+        for reason in AdjudicationReason.objects.order_by("position", "pk")
+    ]
+    return About(_("Annotation campaign: %(name)s") % {"name": campaign.name}, exported_by, codes)
+
+
 @dataclass(frozen=True)
 class Table:
     """One table of the exports: its sheet title, and how to make its sheet."""
@@ -168,12 +198,13 @@ def _summary_sheet(campaign: Campaign, result: dict[str, Any]) -> Sheet:
         summary_rows(result),
         charts=[
             BarChartSpec(
-                "Krippendorff's α per dimension",
+                _("Krippendorff's α per dimension"),
                 categories="label",
                 values=["alpha_humans_pairwise", "alpha_llm_vs_humans"],
                 y_title="α",
             )
         ],
+        empty=_(NO_RATED_DIMENSION),
     )
 
 
@@ -184,13 +215,14 @@ def _disagreements_sheet(campaign: Campaign, result: dict[str, Any]) -> Sheet:
         disagreement_rows(campaign),
         charts=[
             ScatterChartSpec(
-                "LLM score against the human mean",
+                _("LLM score against the human mean"),
                 x="human_mean",
                 y="llm_score",
-                x_title="human mean",
-                y_title="LLM score",
+                x_title=_("human mean"),
+                y_title=_("LLM score"),
             )
         ],
+        empty=_(NO_LLM_AND_PEOPLE),
     )
 
 
@@ -199,37 +231,69 @@ TABLES: tuple[Table, ...] = (
     Table(
         "per-dimension",
         gettext_lazy("Per dimension"),
-        lambda c, r: Sheet("Per dimension", PER_DIMENSION_HEADER, per_dimension_rows(r)),
+        lambda c, r: Sheet(
+            "Per dimension",
+            PER_DIMENSION_HEADER,
+            per_dimension_rows(r),
+            empty=_(NO_RATED_DIMENSION),
+        ),
     ),
     Table(
         "per-system",
         gettext_lazy("Per system"),
-        lambda c, r: Sheet("Per system", PER_SYSTEM_HEADER, per_system_rows(r)),
+        lambda c, r: Sheet(
+            "Per system", PER_SYSTEM_HEADER, per_system_rows(r), empty=_(NO_RATED_DIMENSION)
+        ),
     ),
     Table(
         "per-persona",
         gettext_lazy("Per persona"),
-        lambda c, r: Sheet("Per persona", PER_PERSONA_HEADER, per_persona_rows(r)),
+        lambda c, r: Sheet(
+            "Per persona",
+            PER_PERSONA_HEADER,
+            per_persona_rows(r),
+            empty=_("No transcript of this campaign has persona attributes."),
+        ),
     ),
     Table(
         "alt-test",
         gettext_lazy("Alt-test"),
-        lambda c, r: Sheet("Alt-test", ALT_TEST_HEADER, alt_test_rows(r)),
+        lambda c, r: Sheet(
+            "Alt-test",
+            ALT_TEST_HEADER,
+            alt_test_rows(r),
+            empty=_("The alternative annotator test could not run on any dimension."),
+        ),
     ),
     Table(
         "pairwise",
         gettext_lazy("Pairwise"),
-        lambda c, r: Sheet("Pairwise", PAIRWISE_HEADER, pairwise_rows(r)),
+        lambda c, r: Sheet(
+            "Pairwise",
+            PAIRWISE_HEADER,
+            pairwise_rows(r),
+            empty=_("The rubric has no pairwise question."),
+        ),
     ),
     Table(
         "human-scores",
         gettext_lazy("Human scores"),
-        lambda c, r: Sheet("Human scores", HUMAN_SCORES_HEADER, human_score_rows(c)),
+        lambda c, r: Sheet(
+            "Human scores",
+            HUMAN_SCORES_HEADER,
+            human_score_rows(c),
+            empty=_("No annotator has submitted an item of this campaign."),
+        ),
     ),
     Table(
         "llm-scores",
         gettext_lazy("LLM scores"),
-        lambda c, r: Sheet("LLM scores", LLM_SCORES_HEADER, llm_score_rows(c)),
+        lambda c, r: Sheet(
+            "LLM scores",
+            LLM_SCORES_HEADER,
+            llm_score_rows(c),
+            empty=_("No LLM score has been imported into this campaign."),
+        ),
     ),
     Table("disagreements", gettext_lazy("Disagreements"), _disagreements_sheet),
 )
@@ -250,13 +314,17 @@ def report_tables() -> list[Table]:
 
 
 def _titled(sheet: Sheet, title: str) -> Sheet:
-    return Sheet(title, sheet.header, sheet.rows, sheet.charts)
+    return Sheet(title, sheet.header, sheet.rows, sheet.charts, sheet.empty, sheet.glossary)
 
 
 def write_report_workbook(
-    target: str | IO[bytes], campaign: Campaign, result: dict[str, Any]
+    target: str | IO[bytes], campaign: Campaign, result: dict[str, Any], exported_by: str = ""
 ) -> None:
-    write_workbook(target, [table.sheet(campaign, result) for table in report_tables()])
+    write_workbook(
+        target,
+        [table.sheet(campaign, result) for table in report_tables()],
+        campaign_about(campaign, exported_by),
+    )
 
 
 def write_report_csv(

@@ -368,6 +368,7 @@ def test_the_exports_hold_versions_adjudications_maps_and_held_out_figures(
         io.BytesIO(client.get(reverse("annotation_alignment:workbook", args=[aligned.pk])).content)
     )
     assert workbook.sheetnames == [
+        "About",
         "Versions",
         "Adjudications",
         "Calibration maps",

@@ -622,7 +622,8 @@ def test_a_campaign_without_human_scores_shows_no_human_value(imported: Campaign
     rows = [dict(zip(sheet.header, row, strict=True)) for sheet in [concept_sheet(imported)]
             for row in sheet.rows]  # fmt: skip
     assert {row["coordination_score_human"] for row in rows} == {None}
-    assert all("coordination_score_human: no human scores" in str(row["notes"]) for row in rows)
+    notes = [str(row["notes_label"]) for row in rows]
+    assert all("coordination_score_human: no human scores" in note for note in notes)
 
     client = logged_in(person("c", roles.COORDINATORS))
     url = reverse("concept:scorecard", args=[imported.pk])
@@ -643,7 +644,7 @@ def test_the_concept_sheet_holds_one_row_per_group_and_a_chart(imported: Campaig
     sheet = concept_sheet(imported)
     assert sheet.title == "CONCEPT"
     header = list(sheet.header)
-    assert header[:3] == ["group", "system", "dataset"] and header[-1] == "notes"
+    assert header[:3] == ["group", "system", "dataset"] and header[-1] == "notes_label"
     assert not any(name.startswith("coordination_human") and "score" not in name for name in header)
     rows = [dict(zip(header, row, strict=True)) for row in sheet.rows]
     assert [row["group"] for row in rows] == [
@@ -652,7 +653,8 @@ def test_the_concept_sheet_holds_one_row_per_group_and_a_chart(imported: Campaig
         "kbrd / redial_eval",
     ]
     assert rows[1]["sincerity_score"] == 5.0 and rows[2]["avg_turns_to_accept"] is None
-    assert "avg_turns_to_accept: no transcript in the group was accepted" in str(rows[2]["notes"])
+    note = str(rows[2]["notes_label"])
+    assert "avg_turns_to_accept: no transcript in the group was accepted" in note
     target = io.BytesIO()
     write_workbook(target, [concept_sheet(imported)])
     worksheet = load_workbook(io.BytesIO(target.getvalue()))["CONCEPT"]

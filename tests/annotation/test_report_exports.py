@@ -28,6 +28,7 @@ from tests.annotation.test_report import answer, build_small, client_of, machine
 pytestmark = pytest.mark.django_db
 
 SHEETS = [
+    "About",
     "Summary",
     "Per dimension",
     "Per system",
@@ -118,7 +119,7 @@ def test_the_summary_sheet_holds_the_headline_figures_and_the_verdict(small: Cam
     manner = by_dimension["manner"]
     assert manner[header.index("spearman_rho")] == pytest.approx(0.8)
     assert manner[header.index("spearman_rho_n")] == 4
-    assert str(by_dimension[dimensions.POOLED][header.index("verdict")]).startswith(
+    assert str(by_dimension[dimensions.POOLED][header.index("verdict_label")]).startswith(
         "Whether the LLM evaluator gpt can stand in for a human annotator cannot be tested over "
         "2 dimensions pooled: no human annotator has 30 items"
     )

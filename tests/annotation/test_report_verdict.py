@@ -348,7 +348,7 @@ def test_the_exports_carry_the_alt_test_and_alpha_llm_human(random_panel: Campai
     for header in ("alpha_llm_vs_humans_low", "alpha_humans_pairwise_high"):
         assert header in manner
     summary = csv_table(random_panel, result, "summary")
-    verdicts = [row["verdict"] for row in summary if row["verdict"]]
+    verdicts = [row["verdict_label"] for row in summary if row["verdict_label"]]
     assert len(verdicts) == 1 and "does not agree with people well enough" in verdicts[0]
     assert "ε = 0.15, this campaign's setting" in verdicts[0]
     alt = csv_table(random_panel, result, "alt-test")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import zipfile
 from collections.abc import Iterator
@@ -10,12 +11,19 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from django.test import override_settings
+from django.utils import timezone
 
 from evalsite.spreadsheets import (
+    PERCENT_FORMAT,
+    STATISTIC_FORMAT,
+    About,
     BarChartSpec,
     CellValue,
     ScatterChartSpec,
     Sheet,
+    export_time,
+    number_format,
     write_csv,
     write_workbook,
 )
@@ -126,3 +134,72 @@ def test_it_writes_plain_csv_text_and_numbers_unchanged() -> None:
     stream = io.StringIO(newline="")
     write_csv(stream, ["=h"], [["plain, with comma", 2.5, None, float("nan")]])
     assert stream.getvalue() == '\'=h\r\n"plain, with comma",2.5,,\r\n'
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        ("completion_rate", PERCENT_FORMAT),
+        ("completion_ci_low", PERCENT_FORMAT),
+        ("share_a", PERCENT_FORMAT),
+        ("exact_agreement_chance_uniform", PERCENT_FORMAT),
+        ("alt_test_winning_rate", PERCENT_FORMAT),
+        ("llm_majority_agreement_p", STATISTIC_FORMAT),
+        ("alpha_humans", STATISTIC_FORMAT),
+        ("pearson_r_low", STATISTIC_FORMAT),
+        ("avg_turns", STATISTIC_FORMAT),
+    ],
+)
+def test_shares_show_as_percentages_and_statistics_to_three_decimals(
+    key: str, expected: str
+) -> None:
+    assert number_format(key) == expected
+
+
+def test_a_float_keeps_its_exact_value_under_a_rounding_format() -> None:
+    sheet = written(Sheet("s", ["alpha_humans", "n_items", "share_a"], [[1 / 3, 4, 0.125]]))["s"]
+    alpha, count, share = sheet[2]
+    assert alpha.value == pytest.approx(1 / 3, abs=1e-15)
+    assert alpha.number_format == STATISTIC_FORMAT
+    assert count.number_format == "General" and share.number_format == PERCENT_FORMAT
+
+
+@override_settings(TIME_ZONE="Asia/Shanghai")
+def test_times_are_written_at_the_site_offset_to_the_second() -> None:
+    moment = dt.datetime(2026, 12, 2, 14, 13, 5, 123456, tzinfo=dt.UTC)
+    assert export_time(moment) == "2026-12-02T22:13:05+08:00"
+    assert export_time(None) == ""
+
+
+def test_an_empty_sheet_gets_its_reason_under_the_header_and_no_chart() -> None:
+    chart = BarChartSpec("c", categories="a", values=["b"])
+    sheet = written(Sheet("s", ["a", "b"], [], [chart], empty="Nobody rated yet."))["s"]
+    assert [cell.value for cell in sheet[1]] == ["a", "b"]
+    assert sheet["A2"].value == "Nobody rated yet." and sheet["A2"].font.italic
+    assert sheet._charts == []
+
+
+def test_the_about_sheet_comes_first_with_a_glossary_of_every_column() -> None:
+    buffer = io.BytesIO()
+    sheets = [
+        Sheet("Leaderboard", ["alias", "completion_rate"], [["S101", 0.5]]),
+        Sheet("Classes", ["gold", "weather"], [], glossary={"weather": "Predicted as weather"}),
+    ]
+    before = timezone.now().replace(microsecond=0)
+    write_workbook(buffer, sheets, About("Live campaign: demo", "cora", [("alias", "S101", "x")]))
+    book = openpyxl.load_workbook(io.BytesIO(buffer.getvalue()))
+    assert book.sheetnames == ["About", "Leaderboard", "Classes"]
+    rows = [list(row) for row in book["About"].iter_rows(values_only=True)]
+    fields = {row[0]: row[1] for row in rows if row[0]}
+    assert fields["Subject"] == "Live campaign: demo" and fields["Exported by"] == "cora"
+    assert dt.datetime.fromisoformat(fields["Exported at"]) >= before
+    glossary = {(row[0], row[1]): row[2] for row in rows if row[0] in ("Leaderboard", "Classes")}
+    assert glossary == {
+        ("Leaderboard", "alias"): (
+            "The system's code in this campaign, as judges know it (S and three digits)"
+        ),
+        ("Leaderboard", "completion_rate"): "Share of tasks completed, by the judges' ratings",
+        ("Classes", "gold"): "The gold class of the row",
+        ("Classes", "weather"): "Predicted as weather",
+    }
+    assert ["alias", "S101", "x"] in rows

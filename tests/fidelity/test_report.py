@@ -204,14 +204,14 @@ def test_the_alt_test_passes_a_simulator_that_answers_like_people() -> None:
 def test_the_exports_hold_every_measure_and_verdict(answered: Study) -> None:
     tasks = study_report(answered, resamples=0)
     text = csv_bytes(tasks).decode()
-    assert text.startswith("task,subset,group,n_answers,measure,value,ci_low,ci_high,notes")
+    assert text.startswith("task,subset,group,n_answers,measure,value,ci_low,ci_high,notes_label")
     assert "bin_pref,all,people,10,pearson_r,0.919" in text
     assert "bin_pref,paper,gpt-4, DI" not in text and 'bin_pref,paper,"gpt-4, DI"' in text
     assert 'bin_pref,paper frequent,"gpt-4, DI+PP",,pearson_r,0.75,,,"Table 3, frequent"' in text
     buffer = io.BytesIO()
-    write_report_workbook(buffer, tasks)
+    write_report_workbook(buffer, tasks, "study", "coordinator")
     book = openpyxl.load_workbook(io.BytesIO(buffer.getvalue()))
-    assert book.sheetnames == ["measures", "verdicts"]
+    assert book.sheetnames == ["About", "measures", "verdicts"]
     verdicts = list(book["verdicts"].iter_rows(values_only=True))
     assert verdicts[0][:2] == ("task", "group") and len(verdicts) == 1 + 5
     header = verdicts[0]

@@ -61,8 +61,11 @@ def test_a_teams_files_hold_only_the_figures_of_the_whole_part(
     client = logged_in(participant)
     xlsx = client.get(reverse("intent:submission_xlsx", args=[submission.pk]))
     workbook = load_workbook(io.BytesIO(xlsx.content))
-    assert len(workbook.worksheets) == 1
-    rows = list(workbook.worksheets[0].iter_rows(values_only=True))
+    assert workbook.sheetnames == ["About", "Summary"]
+    # The glossary names only the columns the team's file holds, never a class.
+    about = {cell for row in workbook["About"].iter_rows(values_only=True) for cell in row}
+    assert not about & set(LABELS)
+    rows = list(workbook["Summary"].iter_rows(values_only=True))
     assert rows[0] == ("measure", "value")
     assert {row[0] for row in rows[1:]} >= {"official_f", "accuracy"}
     assert not {row[0] for row in rows[1:]} & set(LABELS)
@@ -81,7 +84,12 @@ def test_a_coordinator_sees_the_breakdown_of_any_submission(
     page = client.get(submission.get_absolute_url()).content.decode()
     assert 'id="per-class"' in page and 'id="confusion"' in page
     xlsx = client.get(reverse("intent:submission_xlsx", args=[submission.pk]))
-    assert len(load_workbook(io.BytesIO(xlsx.content)).worksheets) == 3
+    assert load_workbook(io.BytesIO(xlsx.content)).sheetnames == [
+        "About",
+        "Summary",
+        "Per class",
+        "Confusion",
+    ]
 
 
 def test_a_closed_track_takes_no_file(participant: User, team: Team, coordinator: User) -> None:

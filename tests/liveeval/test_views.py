@@ -457,16 +457,16 @@ class TestResults:
             reverse("liveeval:campaign_export", args=[rated_campaign.pk, "all", "xlsx"])
         )
         workbook = openpyxl.load_workbook(io.BytesIO(response.content))
-        assert workbook.sheetnames == ["Leaderboard", "Sessions", "Messages", "Ratings"]
+        assert workbook.sheetnames == ["About", "Leaderboard", "Sessions", "Messages", "Ratings"]
         messages = workbook["Messages"]
         texts = [row[4] for row in messages.iter_rows(min_row=2)]
         assert all(cell.data_type == "s" and cell.value == "=HYPERLINK(1)" for cell in texts[::2])
         leaderboard = list(workbook["Leaderboard"].iter_rows(min_row=2, values_only=True))
-        assert [row[3] for row in leaderboard] == [
+        assert [row[4] for row in leaderboard] == [
             "Reference booking assistant",
             "Keyword baseline",
         ]
-        assert leaderboard[0][6] == 1 and leaderboard[1][6] == 0
+        assert leaderboard[0][7] == 1 and leaderboard[1][7] == 0
 
     def test_the_review_page_sets_the_judge_beside_the_automatic_check(
         self, coordinator_client: Client, rated_campaign: Campaign
