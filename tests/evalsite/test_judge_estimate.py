@@ -169,3 +169,16 @@ def test_it_refuses_an_alpha_outside_zero_one(reference_file: Path) -> None:
         run(str(reference_file), "--alpha", "1.5")
     with pytest.raises(CommandError, match="--target-half-width"):
         run(str(reference_file), "--target-half-width", "0")
+
+
+def test_the_worked_example_in_the_docs_is_what_the_command_prints() -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "estimates.md").read_text("utf-8")
+    shown = docs.split("--target-half-width 0.1\n", 1)[1].split("```", 1)[0]
+    printed = run(
+        str(DATA / "judge_estimate_example.csv"),
+        "--format",
+        "table",
+        "--target-half-width",
+        "0.1",
+    )
+    assert printed.strip() == shown.strip()
