@@ -182,3 +182,14 @@ def test_the_worked_example_in_the_docs_is_what_the_command_prints() -> None:
         "0.1",
     )
     assert printed.strip() == shown.strip()
+
+
+def test_it_equals_ppi_py_on_the_example_file() -> None:
+    # The generator read this file with its own CSV code and passed each group to ppi_py.
+    groups = run_json(str(DATA / "judge_estimate_example.csv"))["groups"]
+    expected = REFERENCE["example_file"]
+    assert set(groups) == set(expected)
+    for name, figures in expected.items():
+        assert groups[name]["ppi_mean"] == pytest.approx(figures["ppi_mean"], abs=1e-6)
+        assert groups[name]["ppi_ci"] == pytest.approx(figures["ppi_ci"], abs=1e-6)
+        assert groups[name]["classical_ci"] == pytest.approx(figures["classical_ci"], abs=1e-6)

@@ -10,6 +10,7 @@ The project does not depend on ``ppi_py``; its tests read the JSON this writes.
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import numpy as np
 from ppi_py import classical_mean_ci, ppi_mean_ci, ppi_mean_pointestimate
 
 OUT = Path(__file__).with_name("ppi_reference.json")
+EXAMPLE = Path(__file__).with_name("judge_estimate_example.csv")
 
 
 def case(name: str, y: np.ndarray, f: np.ndarray, f_unlabeled: np.ndarray) -> dict[str, object]:
@@ -64,7 +66,26 @@ def main() -> None:
     y6 = rng.normal(3, 1, 1000)
     f6 = 0.8 * y6 + 1 + rng.normal(0, 0.6, 1000)
     cases.append(case("few_labels", y6[:12], f6[:12], f6[12:]))
-    OUT.write_text(json.dumps({"ppi_py": "0.2.3", "alpha": 0.05, "cases": cases}, indent=1) + "\n")
+    # The worked example's file, read here independently of the command that reads it.
+    by_group: dict[str, tuple[list[float], list[float], list[float]]] = {}
+    with open(EXAMPLE, newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            y, f, f_unlabeled = by_group.setdefault(row["group"], ([], [], []))
+            if row["human"]:
+                y.append(float(row["human"]))
+                f.append(float(row["llm"]))
+            else:
+                f_unlabeled.append(float(row["llm"]))
+    files = {
+        group: {
+            key: value
+            for key, value in case(group, *map(np.array, found)).items()
+            if key in ("ppi_mean", "ppi_ci", "classical_ci")
+        }
+        for group, found in by_group.items()
+    }
+    reference = {"ppi_py": "0.2.3", "alpha": 0.05, "cases": cases, "example_file": files}
+    OUT.write_text(json.dumps(reference, indent=1) + "\n")
 
 
 if __name__ == "__main__":
