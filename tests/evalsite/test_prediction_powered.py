@@ -6,10 +6,10 @@ project (which does not depend on it) on seeded arrays:
     python3 -m venv /tmp/ppienv && /tmp/ppienv/bin/pip install ppi_python==0.2.3
     /tmp/ppienv/bin/python tests/evalsite/data/make_ppi_reference.py
 
-For each case (and each group of data/judge_estimate_example.csv) the script stores the arrays (Y, Yhat, Yhat_unlabeled) and
-``ppi_mean_pointestimate(Y, Yhat, Yhat_unlabeled)``, ``ppi_mean_ci(Y, Yhat, Yhat_unlabeled,
-alpha=0.05)`` (both with ``lam=None``), the same interval with ``lam=1`` and
-``classical_mean_ci(Y, alpha=0.05)``.
+For each case (and each group of data/judge_estimate_example.csv) the script stores the arrays
+(Y, Yhat, Yhat_unlabeled) and ``ppi_mean_pointestimate(Y, Yhat, Yhat_unlabeled)``,
+``ppi_mean_ci(Y, Yhat, Yhat_unlabeled, alpha=0.05)`` (both with ``lam=None``); for the cases also
+the same interval with ``lam=1`` and ``classical_mean_ci(Y, alpha=0.05)``.
 """
 
 from __future__ import annotations
