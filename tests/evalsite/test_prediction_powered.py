@@ -8,8 +8,8 @@ project (which does not depend on it) on seeded arrays:
 
 For each case (and each group of data/judge_estimate_example.csv) the script stores the arrays
 (Y, Yhat, Yhat_unlabeled) and ``ppi_mean_pointestimate(Y, Yhat, Yhat_unlabeled)``,
-``ppi_mean_ci(Y, Yhat, Yhat_unlabeled, alpha=0.05)`` (both with ``lam=None``); for the cases also
-the same interval with ``lam=1`` and ``classical_mean_ci(Y, alpha=0.05)``.
+``ppi_mean_ci(Y, Yhat, Yhat_unlabeled, alpha=0.05)`` (both with ``lam=None``) and
+``classical_mean_ci(Y, alpha=0.05)``; for the cases also the interval with ``lam=1``.
 """
 
 from __future__ import annotations
