@@ -56,6 +56,7 @@ CHART_TEXT = """() => {
   }
   return found;
 }"""
+CHARTS = "figure.plot, svg.ability-chart"
 PAGES = ("annotation_report:page", "concept:scorecard", "fidelity:report", "intent:submission")
 
 
@@ -92,12 +93,23 @@ def computed_report(page: Page, base_url: str, path: str) -> None:
 Scheme = Literal["light", "dark"]
 
 
+def slug(path: str) -> str:
+    return path.strip("/").replace("/", "-")
+
+
 def chart_texts(browser: Browser, base_url: str, path: str, scheme: Scheme) -> list[dict[str, Any]]:
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
     page = context.new_page()
     log_in(page, base_url, "coordinator")
     page.goto(base_url + path, wait_until="load")
     found: list[dict[str, Any]] = page.evaluate(CHART_TEXT)
+    # A look at the first chart of the page, at 1280 and at 390 px, kept with the other
+    # screenshots (not compared: the contrast above is the check).
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.locator(CHARTS).first.scroll_into_view_if_needed()
+        page.screenshot(path=SHOTS / f"chart-{slug(path)}.{scheme}.{width}.png")
     context.close()
     return found
 
