@@ -3,8 +3,9 @@
 - ``Content-Security-Policy``: scripts only from this site, never inline (templates keep
   their behaviour in ``static/js``); no plugins, no framing, forms post only here; sockets
   only to this site's own host (``ws://`` and ``wss://`` of the host the request named, which
-  ``ALLOWED_HOSTS`` has already checked).
-  Styles may be inline (progress bars and charts set their widths in ``style``).
+  ``ALLOWED_HOSTS`` has already checked). Styles only from this site's stylesheet, never
+  inline: no style block and no ``style`` attribute in any template (tests hold this);
+  bars and charts size themselves with SVG attributes and colour themselves by class.
 - ``Permissions-Policy``: no camera, microphone, location, payment or other device access.
 - ``Cache-Control: private, no-store`` on every page a signed-in person gets, so that a
   shared computer's back button or a proxy never shows one person's page to another.
@@ -29,7 +30,7 @@ def content_security_policy(host: str | None) -> str:
         [
             "default-src 'self'",
             "script-src 'self'",
-            "style-src 'self' 'unsafe-inline'",
+            "style-src 'self'",
             "img-src 'self' data:",
             "font-src 'self'",
             f"connect-src 'self'{sockets}",

@@ -55,9 +55,9 @@ def measure_figure(
     for index, ref in enumerate(lines):
         x = frame.x(ref.value)
         figure.lines.append(Line(x, TOP - 4, x, bottom, "reference"))
-        figure.texts.append(Text(x, TOP - 6, str(index + 1), fill="#6b7280"))
+        figure.texts.append(Text(x, TOP - 6, str(index + 1), css="muted"))
         label = f"{index + 1}: {shown(ref.group)} {ref.value:g} ({shown(ref.source)})"
         figure.texts.append(
-            Text(LEFT, bottom + 30 + 16 * index, label, anchor="start", fill="#6b7280")
+            Text(LEFT, bottom + 30 + 16 * index, label, anchor="start", css="muted")
         )
     return figure

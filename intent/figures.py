@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
-from evalsite.charts import Box, Figure, Text
+from evalsite.charts import Box, Figure, Text, abbreviated
 from intent.scoring import IntentScores
 
 CELL = 18
@@ -35,8 +35,13 @@ def confusion_heatmap(scores: IntentScores) -> Figure:
     for i, label in enumerate(labels):
         y = TOP + i * CELL
         x = LABEL_WIDTH + i * CELL
-        figure.texts.append(Text(LABEL_WIDTH - 4, y + CELL * 0.7, label, anchor="end"))
-        figure.texts.append(Text(x + CELL * 0.7, TOP - 4, label, anchor="start", vertical=True))
+        # A label longer than its margin is cut, with its full text in its tooltip.
+        short = abbreviated(label, LABEL_WIDTH - 8)
+        full = label if short != label else ""
+        figure.texts.append(Text(LABEL_WIDTH - 4, y + CELL * 0.7, short, anchor="end", title=full))
+        figure.texts.append(
+            Text(x + CELL * 0.7, TOP - 4, short, anchor="start", vertical=True, title=full)
+        )
     for g, row in enumerate(scores.confusion):
         support = max(1, scores.per_class[g].support)
         for p, count in enumerate(row):

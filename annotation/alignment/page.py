@@ -45,7 +45,7 @@ def version_names(campaign: Campaign) -> list[str]:
 class HeatCell:
     count: int
     in_band: bool
-    shade: int
+    shade: int  # 0 to 9: the count's share of the largest, in tenths (CSS class shade-N)
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def heatmap(confusion: OrdinalConfusion) -> Heatmap:
             (
                 labels[row],
                 tuple(
-                    HeatCell(count, confusion.in_band(row, column), round(90 * count / most))
+                    HeatCell(count, confusion.in_band(row, column), round(9 * count / most))
                     for column, count in enumerate(counts)
                 ),
             )

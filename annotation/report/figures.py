@@ -14,7 +14,20 @@ from django.utils.translation import gettext as _
 from annotation.report.items import Histogram, ScatterSeries, scale_points
 from annotation.report.names import dimension_names, system_label
 from annotation.report.rows import ALPHA_HUMANS, ALPHA_LLM_VS_HUMANS, rated_blocks
-from evalsite.charts import Box, Figure, Frame, Line, Point, Text
+from evalsite.charts import (
+    ON_DARK,
+    ON_LIGHT,
+    Box,
+    Figure,
+    Frame,
+    Line,
+    Point,
+    Text,
+    abbreviated,
+    contrast,
+    on_fill,
+    text_width,
+)
 
 # Half the width of the jitter, in scale points: wide enough to separate equal scores, narrow
 # enough that a point never looks like a neighbouring value.
@@ -54,14 +67,27 @@ def scatter_figure(
     return figure
 
 
+# A column label longer than this (in pixels) is cut, its full text kept in its tooltip.
+LONGEST_LABEL = 140
+
+
 def alpha_colour(alpha: float | None) -> str:
-    """White at α = 0, deepening to blue at 1 and to red below 0; grey when undefined."""
+    """White at α = 0, deepening to blue at 1 and to red below 0; empty (the theme's grey,
+    drawn by the class ``empty``) when undefined.
+
+    Between light and deep lies a band of colours on which neither dark nor white text reaches
+    4.5:1; a value there is drawn a little deeper, at the first shade white text can be read on.
+    """
     if alpha is None:
-        return "#e5e7eb"
-    strength = min(1.0, abs(alpha))
+        return ""
     target = (37, 99, 235) if alpha >= 0 else (220, 38, 38)
-    red, green, blue = (round(255 + (part - 255) * strength) for part in target)
-    return f"#{red:02x}{green:02x}{blue:02x}"
+    strength = min(1.0, abs(alpha))
+    while True:
+        red, green, blue = (round(255 + (part - 255) * strength) for part in target)
+        colour = f"#{red:02x}{green:02x}{blue:02x}"
+        if strength >= 1 or max(contrast(colour, ON_DARK), contrast(colour, ON_LIGHT)) >= 4.5:
+            return colour
+        strength = min(1.0, strength + 0.01)
 
 
 def heatmap_figure(result: dict[str, Any], evaluation: dict[str, Any]) -> Figure | None:
@@ -74,9 +100,14 @@ def heatmap_figure(result: dict[str, Any], evaluation: dict[str, Any]) -> Figure
     if not systems:
         return None
     which = ALPHA_HUMANS if evaluation["evaluator"] is None else ALPHA_LLM_VS_HUMANS
-    # About 6.2 pixels per character of the 11-pixel labels.
-    longest = max(len(names[key]) for key, _block in rows)
-    cell_width, cell_height, left, top = 76, 28, 16 + round(6.2 * longest), 34
+    cell_width, cell_height = 76, 28
+    left = 16 + round(max(text_width(names[key]) for key, _block in rows))
+    # Column labels stand upright when any is wider than its column, so that none overlaps
+    # its neighbour; a long one is cut, with its full text in its tooltip.
+    labels = [system_label(system) for system in systems]
+    shown_labels = [abbreviated(label, LONGEST_LABEL) for label in labels]
+    upright = max(text_width(label) for label in shown_labels) > cell_width - 6
+    top = 16 + round(max(text_width(label) for label in shown_labels)) if upright else 34
     figure = Figure(
         dom_id="heatmap",
         kind="heatmap",
@@ -92,9 +123,17 @@ def heatmap_figure(result: dict[str, Any], evaluation: dict[str, Any]) -> Figure
         width=left + cell_width * len(systems) + 4,
         height=top + cell_height * len(rows) + 4,
     )
-    for column, system in enumerate(systems):
+    for column, (label, shown_label) in enumerate(zip(labels, shown_labels, strict=True)):
+        centre = left + cell_width * (column + 0.5)
         figure.texts.append(
-            Text(left + cell_width * (column + 0.5), top - 10, system_label(system))
+            Text(
+                centre + 4 if upright else centre,
+                top - 6 if upright else top - 10,
+                shown_label,
+                anchor="start" if upright else "middle",
+                vertical=upright,
+                title=label if shown_label != label else "",
+            )
         )
     for row, (key, block) in enumerate(rows):
         name = names[key]
@@ -112,18 +151,17 @@ def heatmap_figure(result: dict[str, Any], evaluation: dict[str, Any]) -> Figure
                     y,
                     cell_width - 2,
                     cell_height - 2,
-                    "cell",
+                    "cell" if alpha is not None else "cell empty",
                     alpha_colour(alpha),
                     f"{name} · {system_label(system)}: α = {shown}",
                 )
             )
-            dark = alpha is not None and abs(alpha) > 0.6
             figure.texts.append(
                 Text(
                     x + cell_width / 2,
                     y + cell_height / 2 + 4,
                     shown,
-                    fill="#fff" if dark else "#333",
+                    css="" if alpha is None else "value " + on_fill(alpha_colour(alpha)),
                 )
             )
     return figure
@@ -183,7 +221,7 @@ def histogram_figure(spec: dict[str, Any], histogram: Histogram, evaluator: str 
                     round(bar - 1, 1),
                     round(share * height, 1),
                     f"bar {css}",
-                    "#2563eb" if css == "human" else "#f59e0b",
+                    "",
                     f"{label}: {share:.0%} ({counts[index]}) · {name}",
                 )
             )

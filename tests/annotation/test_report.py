@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 from django.contrib.auth.models import User
+from django.template.loader import render_to_string
 from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -18,9 +19,10 @@ from django.utils import timezone, translation
 from annotation.models import Assignment, Campaign, LLMScore, Response, Transcript
 from annotation.report import cache, compute, dimensions, items
 from annotation.report import verdict as report_verdict
-from annotation.report.figures import alpha_colour, heatmap_figure
+from annotation.report.figures import LONGEST_LABEL, alpha_colour, heatmap_figure
 from annotation.report.page import chance_text
 from evalsite import jobs, roles
+from evalsite.charts import ON_DARK, ON_LIGHT, contrast, on_fill, text_width
 from evalsite.models import Job
 from tests.annotation.conftest import dialogue, pairwise, person
 
@@ -533,17 +535,76 @@ def test_alpha_colours_run_from_white_to_blue_and_red() -> None:
     assert alpha_colour(0.0) == "#ffffff"
     assert alpha_colour(1.0) == "#2563eb"
     assert alpha_colour(-1.0) == "#dc2626"
-    assert alpha_colour(None) == "#e5e7eb"
+    # Undefined: no fill of its own; the class "empty" draws it in the theme's grey.
+    assert alpha_colour(None) == ""
+
+
+def test_every_alpha_colour_carries_its_value_at_4_5_to_1() -> None:
+    """Between light and deep lies a band where neither dark nor white text reaches 4.5:1
+    (#4f82ef, α ≈ 0.75, gave 3.9 at best); such a value is drawn at the first readable shade."""
+    for step in range(-100, 101):
+        fill = alpha_colour(step / 100)
+        text = ON_DARK if on_fill(fill) == "on-dark" else ON_LIGHT
+        assert contrast(fill, text) >= 4.5, (step, fill)
+    shades = [alpha_colour(step / 100) for step in range(0, 101)]
+    # Deeper with α, never lighter: the red channel only falls on the way to blue.
+    reds = [int(colour[1:3], 16) for colour in shades]
+    assert reds == sorted(reds, reverse=True)
 
 
 def test_the_heatmap_has_a_cell_per_dimension_and_system(small_result: dict[str, Any]) -> None:
     figure = heatmap_figure(small_result, small_result["evaluations"][0])
     assert figure is not None
     # Pooled, quality, manner and acceptance × kbrd and unicrs.
-    assert len([box for box in figure.boxes if box.css == "cell"]) == 8
+    assert len([box for box in figure.boxes if box.css.split()[0] == "cell"]) == 8
     kbrd = small_result["evaluations"][0]["dimensions"]["manner"]["by"]["system"]["kbrd"]
     alpha = kbrd["alpha"]["llm_vs_humans"]
     assert f"Manner · kbrd: α = {alpha:.2f}" in [box.label for box in figure.boxes]
+
+
+def test_heatmap_column_labels_never_overlap(
+    small_result: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Short system names stand level over their columns; once one is wider than its column,
+    all stand upright (one line of text each, 76 px apart), and a very long one is cut, its
+    full name kept in the label's tooltip."""
+    evaluation = small_result["evaluations"][0]
+    level = heatmap_figure(small_result, evaluation)
+    assert level is not None
+    columns = [text for text in level.texts if text.y < 34]
+    assert len(columns) == 2 and not any(text.vertical for text in columns)
+    assert all(text_width(text.text) <= 70 for text in columns)
+
+    long = "A recommender with a very long name indeed, " * 3
+    monkeypatch.setattr("annotation.report.figures.system_label", lambda system: long + system)
+    upright = heatmap_figure(small_result, evaluation)
+    assert upright is not None
+    columns = [text for text in upright.texts if text.vertical]
+    assert len(columns) == 2
+    for text in columns:
+        assert text.text.endswith("…") and text_width(text.text) <= LONGEST_LABEL
+        assert text.title.startswith(long)
+        # Upright text climbs from its baseline, which sits below the figure's first row of
+        # cells' top and leaves room for the whole label above it.
+        assert text.y - text_width(text.text) >= 0
+    assert columns[1].x - columns[0].x >= 11
+    html = render_to_string("charts/_figure.html", {"figure": upright})
+    assert f"<title>{long}kbrd</title>" in html and 'transform="rotate(-90' in html
+
+
+def test_chart_text_takes_the_theme_colour_not_a_fixed_one(
+    small_result: dict[str, Any],
+) -> None:
+    """No figure fixes the colour of its text, axes or marks: the stylesheet draws them by
+    class, in the light theme's and the dark theme's colours. Only cells that encode a value
+    have a fill of their own."""
+    evaluation = small_result["evaluations"][0]
+    figure = heatmap_figure(small_result, evaluation)
+    html = render_to_string("charts/_figure.html", {"figure": figure})
+    assert "<text" in html
+    assert not re.search(r"<(text|line|circle)[^>]*\b(fill|stroke)=", html)
+    filled = re.findall(r'<rect class="([^"]*)"[^>]*\bfill="', html)
+    assert filled and set(filled) <= {"cell"}
 
 
 # The page -----------------------------------------------------------------------------------

@@ -102,4 +102,4 @@ def test_the_leaderboards_rating_columns_and_interval_are_named_in_chinese(
     for title, code in (("平均满意度（−2 到 2）", "Sa"), ("平均流畅度（−1 到 1）", "F")):
         assert f'<abbr title="{title}">{code}</abbr>' in html
     assert '<abbr title="平均引导性（0 到 1）">G</abbr>' in html
-    assert "<th>95% 置信区间</th>" in html and "95% CI" not in html
+    assert '<th scope="col">95% 置信区间</th>' in html and "95% CI" not in html
