@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_noop
@@ -453,8 +453,15 @@ def _execute(
 def _beat(job_id: int, stop: threading.Event) -> None:
     try:
         while not stop.wait(heartbeat_seconds()):
-            Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
-                heartbeat_at=timezone.now()
-            )
+            try:
+                Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
+                    heartbeat_at=timezone.now()
+                )
+            except DatabaseError:
+                # A busy database (SQLite's lock held past its timeout, a dropped connection)
+                # costs one beat, not the heartbeat: a job whose beats stopped would be taken
+                # for dead and resumed by another worker while this one still runs it.
+                logger.warning("job %s: a heartbeat could not be written; trying again", job_id)
+                connection.close()
     finally:
         connection.close()

@@ -398,3 +398,39 @@ def test_a_new_phase_is_stored_at_once_however_soon_after_the_last_write() -> No
     assert Job.objects.get(pk=job.pk).message == "Checking line 1"  # throttled
     context.progress(3, 100, Phrase(gettext_noop("Writing %(count)s transcripts"), count=3))
     assert Job.objects.get(pk=job.pk).message == "Writing 3 transcripts"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_heartbeat_that_cannot_be_written_once_beats_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A locked database costs one beat: the heartbeat goes on, so the running job is not taken
+    for dead and resumed by another worker while this one still runs it."""
+    from django.db import OperationalError
+    from django.db.models.query import QuerySet
+
+    job = Job.objects.create(
+        kind="counting", status=Job.Status.RUNNING, heartbeat_at=timezone.now() - timedelta(hours=1)
+    )
+    update = QuerySet.update
+    calls = {"n": 0}
+
+    def locked_once(self: QuerySet[Job], **fields: object) -> int:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise OperationalError("database is locked")
+        return update(self, **fields)
+
+    class TwoBeats:
+        beats = 2
+
+        def wait(self, timeout: float) -> bool:
+            self.beats -= 1
+            return self.beats < 0
+
+    monkeypatch.setattr(QuerySet, "update", locked_once)
+    jobs._beat(job.pk, TwoBeats())  # type: ignore[arg-type]
+    job.refresh_from_db()
+    assert calls["n"] == 2
+    assert job.heartbeat_at is not None
+    assert timezone.now() - job.heartbeat_at < timedelta(minutes=1)
