@@ -171,6 +171,10 @@ COLUMNS: dict[str, Promise] = {
     "spearman_p": _("p-value of Spearman's ρ"),
     "spearman_rho": _("Spearman's ρ between the LLM and the people's mean"),
     "stands_in": _("Whether the LLM can stand in for the people, by the one verdict rule"),
+    "stands_in_label": _(
+        "Why the LLM can or cannot stand in for the people (or why there is no verdict), in the "
+        "exporter's language"
+    ),
     "started_at": _("When the session started (ISO 8601, site time)"),
     "status": _("The status (a code)"),
     "subsampled": _("Whether the figure comes from subsamples"),

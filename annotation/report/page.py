@@ -33,7 +33,14 @@ from annotation.report.rows import (
     pairwise_blocks,
     rated_blocks,
 )
-from annotation.report.verdict import epsilon_note, evaluation_of, verdict
+from annotation.report.verdict import (
+    block_verdict,
+    epsilon_note,
+    evaluation_of,
+    failing_sentences,
+    stands_in_text,
+    verdict,
+)
 from evalsite.agreement.alt_test import AltTestResult, benjamini_hochberg
 from evalsite.agreement.common import Interval
 from evalsite.agreement.phrases import notes_text, shown
@@ -177,6 +184,9 @@ class SummaryRow:
     n: int | None
     cells: list[Cell]
     error: str
+    # The block's own verdict by the one rule: yes, no or a dash, and the sentence saying why.
+    stands_in: str = "—"
+    stands_in_reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -277,8 +287,11 @@ def _summary(result: dict[str, Any], evaluation: dict[str, Any]) -> list[Summary
             n=block.n.items,
             cells=_headline(block),
             error=block.error or "",
+            stands_in=stands_in_text(found),
+            stands_in_reason="" if found else reason,
         )
         for key, block in rated_blocks(evaluation)
+        for found, reason in [block_verdict(block)]
     ]
 
 
@@ -399,6 +412,7 @@ def report_context(
         "evaluation": evaluation,
         "evaluator": chosen,
         "verdict": verdict(result, evaluation),
+        "failing": failing_sentences(result, evaluation),
         "epsilon_note": epsilon_note(result),
         "alt_tests": _alt_test_panels(result, evaluation) if chosen else [],
         "summaries": [

@@ -14,7 +14,7 @@ from typing import Any
 from annotation.report.blocks import PairwiseBlock, RatedBlock, Sizes
 from annotation.report.compute import PERSONA_BREAKDOWNS
 from annotation.report.dimensions import POOLED
-from annotation.report.verdict import epsilon_note, verdict
+from annotation.report.verdict import block_verdict, epsilon_note, verdict
 from evalsite.agreement.common import Interval
 from evalsite.agreement.phrases import notes_text
 from evalsite.spreadsheets import CellValue
@@ -210,6 +210,8 @@ DETAIL_HEADER = [
     "n_alpha_humans_plus_llm",
     "n_paired",
     *[header for column in DETAIL for header in column.headers],
+    "stands_in",
+    "stands_in_label",
     "notes_label",
 ]
 
@@ -223,6 +225,7 @@ def _detail_cells(block: RatedBlock) -> list[CellValue]:
     ]
     for column in DETAIL:
         cells.extend(column.cells(block))
+    cells.extend(block_verdict(block))
     notes = list(block.notes)
     if block.error:
         notes.insert(0, block.error)
@@ -253,7 +256,16 @@ def _label(result: dict[str, Any], evaluator: str, dimension: str) -> str:
     return dimension if len(result["evaluations"]) == 1 else f"{dimension} · {evaluator}"
 
 
-SUMMARY_HEADER = ["label", "evaluator", "dimension", "level", *HEADLINE_HEADER, "verdict_label"]
+SUMMARY_HEADER = [
+    "label",
+    "evaluator",
+    "dimension",
+    "level",
+    *HEADLINE_HEADER,
+    "stands_in",
+    "stands_in_label",
+    "verdict_label",
+]
 
 
 def _verdict_subject(result: dict[str, Any]) -> str:
@@ -284,6 +296,7 @@ def summary_rows(result: dict[str, Any]) -> Iterator[list[CellValue]]:
             dimension,
             levels[dimension],
             *_sized_cells(block, HEADLINE),
+            *block_verdict(block),
             verdicts[evaluator] if dimension == _verdict_subject(result) else "",
         ]
 

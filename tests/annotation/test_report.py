@@ -403,16 +403,39 @@ def test_the_verdict_states_the_alt_test_and_alpha_llm_human_beside_human_human(
                 for name, p in (("u1", 0.001), ("u2", 0.01), ("u3", 0.4))
             ],
         },
+        "llm": "gpt-4o",
+        "alpha_gap_ci": [-0.15, 0.02],
+        "llm_distinct_answers": 5,
     }
-    result = {"verdict_dimension": dimensions.POOLED, "pooled_dimensions": ["a", "b", "c"]}
-    evaluation = {"evaluator": "gpt-4o", "pooled": block, "dimensions": {}}
+    result = {
+        "verdict_dimension": dimensions.POOLED,
+        "pooled_dimensions": ["a", "b", "c"],
+        "dimensions": [{"key": key, "name_en": key, "name_zh": key} for key in "abc"],
+    }
+    evaluation = {
+        "evaluator": "gpt-4o",
+        "pooled": block,
+        "dimensions": {key: block for key in "abc"},
+    }
     # Never from α with the LLM as one more rater (0.93).
     assert report_verdict.verdict(result, evaluation) == (
         "The LLM evaluator gpt-4o agrees with people well enough to stand in for a human "
-        "annotator over 3 dimensions pooled: in the alternative annotator test (ε = 0.2) it "
-        "beat 2 of 3 annotators, a winning rate of 0.67 ≥ 0.5. Its α with each human averages "
-        "0.71 [0.65, 0.77], against 0.78 [0.70, 0.85] between humans."
+        "annotator over 3 dimensions pooled: it passes all four checks of the rule. In the "
+        "alternative annotator test (ε = 0.2) it beat 2 of 3 annotators, a winning rate of "
+        "0.67 ≥ 0.5; its α with people is above 0 (lower bound 0.65); it is not significantly "
+        "below α between people (the interval of the difference reaches 0.02); and its answers "
+        "vary (5 distinct answers). Its α with each human averages 0.71 [0.65, 0.77], against "
+        "0.78 [0.70, 0.85] between humans."
     )
+    # One dimension that answers one value keeps the headline from saying "stands in".
+    evaluation["dimensions"]["c"] = {**block, "llm_distinct_answers": 1}
+    assert report_verdict.verdict(result, evaluation).startswith(
+        "The LLM evaluator gpt-4o cannot stand in for a human annotator over this campaign: it "
+        "passes the rule over 3 dimensions pooled, but fails it on its own on c (see below)."
+    )
+    assert report_verdict.failing_sentences(result, evaluation) == [
+        "c: The LLM cannot stand in for people: it gives the same answer to every item."
+    ]
 
 
 def test_the_verdict_says_why_the_llm_cannot_be_tested() -> None:
