@@ -130,6 +130,23 @@ def _alt_test_lines(alt: AltTestResult | None) -> list[str]:
     return lines
 
 
+def _verdict_text(block: AgreementBlock) -> str:
+    """The one rule's sentence: the alt-test's outcome alone is not the verdict."""
+    if block.verdict is not None:
+        return str(block.verdict.sentence)
+    return f"none: {block.verdict_withheld or 'no LLM'}"
+
+
+def _whole_file_lines(blocks: dict[str, AgreementBlock]) -> list[str]:
+    """The verdict over the whole file, as the JSON's top-level ``verdict`` gives it."""
+    report = report_json(blocks)
+    if report["verdict"] is not None:
+        return [f"whole file: {report['verdict']['sentence']}"]
+    if report["verdict_withheld"] is not None:
+        return [f"whole file: no verdict: {report['verdict_withheld']}"]
+    return []
+
+
 def _table_block(title: str, block: AgreementBlock) -> list[str]:
     lines = [
         title,
@@ -138,6 +155,7 @@ def _table_block(title: str, block: AgreementBlock) -> list[str]:
     ]
     if block.llm is not None:
         lines.extend(_alt_test_lines(block.alt_test))
+        lines.append(f"  verdict: {_verdict_text(block)}")
     for label, value_of, ci_of in TABLE_ROWS:
         value = _number(value_of(block))
         interval = ci_of(block) if ci_of else None
@@ -166,6 +184,7 @@ def format_table(blocks: dict[str, AgreementBlock]) -> str:
                 lines.append("")
                 lines.extend(_table_block(f"dimension: {name} / {column} = {value}", group))
         lines.append("")
+    lines.extend(_whole_file_lines(blocks))
     return "\n".join(lines).rstrip() + "\n"
 
 
