@@ -265,9 +265,9 @@ def epsilon_note(result: dict[str, Any]) -> str:
     """Which ε the alt-test used, and why: the campaign's setting, and the guidance for it."""
     return _(
         "The alternative annotator test used ε = %(epsilon)s, this campaign's setting: the "
-        "advantage a human annotator may keep over the LLM before the LLM is judged unable to "
-        "stand in for one. Take 0.2 for expert annotators, 0.15 for skilled ones, 0.1 for crowd "
-        "workers."
+        "advantage a human annotator may keep over the LLM before the LLM fails the test, one "
+        "of the four checks of the verdict. Take 0.2 for expert annotators, 0.15 for skilled "
+        "ones, 0.1 for crowd workers."
     ) % {"epsilon": f"{result.get('alt_test_epsilon', DEFAULT_EPSILON):g}"}
 
 

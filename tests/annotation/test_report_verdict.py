@@ -225,6 +225,8 @@ def test_the_page_says_a_random_llm_did_not_pass(random_panel: Campaign) -> None
     assert "Advantage probability" in section and 'class="alpha-humans-pairwise"' in section
     assert "The alternative annotator test used ε = 0.15, this campaign's setting" in text
     assert "0.2 for expert annotators, 0.15 for skilled ones, 0.1 for crowd workers" in text
+    # ε bounds the alt-test, one check of four; it is not the verdict's line on its own.
+    assert "before the LLM fails the test, one of the four checks of the verdict" in text
     assert 'id="humans-plus-llm-note"' in text and 'id="pooled-note"' in text
     pooled_note = text[text.index('id="pooled-note"') :].split("</p>")[0]
     assert "bias-corrected and accelerated (BCa), widened for few transcripts" in pooled_note
