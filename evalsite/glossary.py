@@ -180,6 +180,10 @@ COLUMNS: dict[str, Promise] = {
     "subsampled": _("Whether the figure comes from subsamples"),
     "subset": _("Which answers: all, a bucket, or the paper's figures"),
     "support": _("Number of gold utterances of the class"),
+    "survives_bh": _(
+        "Whether the row's Pearson r survives a Benjamini–Hochberg correction at 5% across its "
+        "table's rows (empty without a p-value)"
+    ),
     "system": _("The system's name"),
     "task": _("The task's key"),
     "tasks": _("Number of tasks"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -18,6 +20,7 @@ from django.utils import timezone, translation
 from annotation.models import Assignment, Campaign, LLMScore, Response, Transcript
 from annotation.report import cache, compute, dimensions, items
 from annotation.report import verdict as report_verdict
+from annotation.report import workbook as exports
 from annotation.report.figures import alpha_colour, heatmap_figure
 from annotation.report.page import chance_text
 from evalsite import jobs, roles
@@ -769,6 +772,14 @@ def test_a_breakdown_table_counts_its_intervals_and_marks_what_survives_bh(
     assert table.count('<sup class="survives">*</sup>') == 9
     shown = re.search(r"This table shows (\d+) intervals of 95%", table)
     assert shown is not None and int(shown.group(1)) == table.count("[") > 9
+    # The Per system export carries the same marks and count, as data and as a note.
+    result = cache.run_report(campaign, resamples=100).result
+    text = exports.csv_bytes(campaign, result, "per-system").decode("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len(rows) == 9 and {row["survives_bh"] for row in rows} == {"True"}
+    note = rows[0]["notes_label"]
+    assert f"which shows {shown.group(1)} 95% intervals" in note
+    assert "across the table's 9 rows with a p-value (9 do)" in note
 
 
 def test_benjamini_hochberg_matches_the_hand_computation() -> None:

@@ -13,6 +13,7 @@ from evalsite.agreement.alt_test import DEFAULT_EPSILON, AltTestResult
 from evalsite.agreement.common import DEFAULT_RESAMPLES, DEFAULT_SEED, LEVELS, InputError, Interval
 from evalsite.agreement.engine import agreement_blocks, report_json
 from evalsite.agreement.long_csv import read_long_csv
+from evalsite.agreement.multiplicity import Family, family
 from evalsite.agreement.results import AgreementBlock
 
 # Rows of the table format: (label, the value, its CI or None).
@@ -174,15 +175,31 @@ def _table_block(title: str, block: AgreementBlock) -> list[str]:
     return lines
 
 
+def _family_line(name: str, column: str, found: Family) -> str:
+    """How many intervals a breakdown prints, and how many of its r survive the correction."""
+    return (
+        f"breakdown of {name} by {column}: {len(found.survives)} groups, {found.intervals} 95% "
+        "intervals (with so many, some exclude 0 by chance alone); Pearson r survives a "
+        f"Benjamini-Hochberg correction at 5% in {found.surviving} of the {found.tested} groups "
+        "with a p-value"
+    )
+
+
 def format_table(blocks: dict[str, AgreementBlock]) -> str:
     """The blocks as plain text: one section per dimension and per breakdown group."""
     lines: list[str] = []
     for name, block in blocks.items():
         lines.extend(_table_block(f"dimension: {name}", block))
         for column, groups in (block.by or {}).items():
-            for value, group in groups.items():
+            found = family(list(groups.values()))
+            lines.append("")
+            lines.append(_family_line(name, column, found))
+            for (value, group), survives in zip(groups.items(), found.survives, strict=True):
                 lines.append("")
                 lines.extend(_table_block(f"dimension: {name} / {column} = {value}", group))
+                if survives is not None:
+                    mark = "survives" if survives else "does not survive"
+                    lines.append(f"  Pearson r {mark} Benjamini-Hochberg at 5% across {column}")
         lines.append("")
     lines.extend(_whole_file_lines(blocks))
     return "\n".join(lines).rstrip() + "\n"
