@@ -171,11 +171,19 @@ COLUMNS: dict[str, Promise] = {
     "spearman_p": _("p-value of Spearman's ρ"),
     "spearman_rho": _("Spearman's ρ between the LLM and the people's mean"),
     "stands_in": _("Whether the LLM can stand in for the people, by the one verdict rule"),
+    "stands_in_label": _(
+        "Why the LLM can or cannot stand in for the people (or why there is no verdict), in the "
+        "exporter's language"
+    ),
     "started_at": _("When the session started (ISO 8601, site time)"),
     "status": _("The status (a code)"),
     "subsampled": _("Whether the figure comes from subsamples"),
     "subset": _("Which answers: all, a bucket, or the paper's figures"),
     "support": _("Number of gold utterances of the class"),
+    "survives_bh": _(
+        "Whether the row's Pearson r survives a Benjamini–Hochberg correction at 5% across its "
+        "table's rows (empty without a p-value)"
+    ),
     "system": _("The system's name"),
     "task": _("The task's key"),
     "tasks": _("Number of tasks"),

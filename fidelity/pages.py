@@ -11,8 +11,9 @@ from django.utils.translation import gettext_lazy
 
 from annotation.models import Catalog as StoredCatalog
 from evalsite import jobs
-from evalsite.agreement.phrases import shown
+from evalsite.agreement.phrases import Phrase, shown
 from evalsite.charts import Figure
+from evalsite.fidelity.common import LOW_COVERAGE_MSGID
 from evalsite.llm.forms import EndpointForm
 from evalsite.models import Job
 from fidelity.aspect_labels import create_labelling_job
@@ -184,6 +185,8 @@ class ShownCell:
     value: str
     ci: str
     notes: str
+    # Shown under the value, not only on hover: the Chao–Shen interval's low sample coverage.
+    warning: str = ""
 
 
 @dataclass(frozen=True)
@@ -249,7 +252,12 @@ def _shown_cell(cell: Cell) -> ShownCell:
     else:
         value = f"{cell.value:.3f}"
     ci = f"[{cell.ci[0]:.3f}, {cell.ci[1]:.3f}]" if cell.ci is not None else ""
-    return ShownCell(value, ci, "; ".join(shown(note) for note in cell.notes))
+    warning = "; ".join(
+        shown(note)
+        for note in cell.notes
+        if isinstance(note, Phrase) and note.msgid == LOW_COVERAGE_MSGID
+    )
+    return ShownCell(value, ci, "; ".join(shown(note) for note in cell.notes), warning)
 
 
 def _shown_rows(rows: tuple[GroupRow, ...]) -> list[ShownRow]:

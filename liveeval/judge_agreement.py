@@ -54,6 +54,7 @@ from evalsite.agreement.common import (
 from evalsite.agreement.correlations import HUMAN_MEAN, Correlation, correlations
 from evalsite.agreement.pairwise_alpha import MeanAlpha, MeanPairAlphaStatistic, llm_human_alpha
 from evalsite.agreement.phrases import Phrase, gettext_noop, reason_of
+from evalsite.agreement.rates import marginal_chance, uniform_chance
 from evalsite.agreement.score_matrix import ScoreMatrix
 from evalsite.agreement.verdict import StandIn, stand_in
 from liveeval.metrics import (
@@ -218,6 +219,10 @@ class SourceAgreement:
     note: str | None
     alpha_gap: Interval
     distinct_answers: int
+    # The chance levels of ``exact_agreement``: uniform on the measure's scale, and from each
+    # source's own observed shares over the same (human, simulated) comparisons.
+    exact_agreement_chance_uniform: float | None = None
+    exact_agreement_chance_marginals: float | None = None
 
     @property
     def verdict(self) -> StandIn:
@@ -399,6 +404,26 @@ def _correlations_and_matches(
     return found.pearson, found.spearman, matches / comparisons, None
 
 
+def _exact_chance(shared: list[dict[Source, Counter[int]]]) -> float | None:
+    """Exact agreement expected if both sources answered independently with their observed
+    shares, weighted as `_correlations_and_matches` counts comparisons: each simulated rating
+    of a pair against each human rating of it (`evalsite.agreement.rates.marginal_chance`, with
+    one row per simulated rating holding the pair's human ratings)."""
+    rows = [
+        (value, list(unit["human"].elements()))
+        for unit in shared
+        for value in unit["simulated"].elements()
+    ]
+    if not rows:
+        return None
+    width = max(len(humans) for _, humans in rows)
+    humans = np.full((len(rows), width), np.nan)
+    for index, (_, ratings) in enumerate(rows):
+        humans[index, : len(ratings)] = ratings
+    simulated = np.array([value for value, _ in rows], dtype=np.float64)
+    return marginal_chance(humans, simulated, 0.0)
+
+
 def _shared_pairs(sessions: list[SessionRow], measure: Measure) -> list[dict[Source, Counter[int]]]:
     """Per (task, system) pair rated by both sources, in pair order, each source's ratings."""
     ratings: dict[Unit, dict[Source, Counter[int]]] = {}
@@ -467,6 +492,8 @@ def agreement_between_sources(
             note=note,
             alpha_gap=gap,
             distinct_answers=len(np.unique(simulated)),
+            exact_agreement_chance_uniform=uniform_chance(len(measure.scale)) if shared else None,
+            exact_agreement_chance_marginals=_exact_chance(shared),
         )
     return results
 

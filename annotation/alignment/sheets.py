@@ -77,6 +77,10 @@ HELD_OUT_HEADER = (
     "alt_test_note",
     "exact_agreement",
     "within_one",
+    "exact_agreement_chance_uniform",
+    "exact_agreement_chance_marginals",
+    "within_one_chance_uniform",
+    "within_one_chance_marginals",
     # The s.d. of these scores and of people's scores on the same items (`ScoreSpread`).
     "scores_sd",
     "people_sd",
@@ -168,6 +172,10 @@ def _figures(figures: AgreementFigures) -> list[CellValue]:
         "" if passed else getattr(alt, "note", ""),
         figures.confusion.exact,
         figures.confusion.within_one,
+        figures.confusion.exact_chance_uniform,
+        figures.confusion.exact_chance_marginals,
+        figures.confusion.within_one_chance_uniform,
+        figures.confusion.within_one_chance_marginals,
         None if figures.spread is None else figures.spread.llm_sd,
         None if figures.spread is None else figures.spread.people_sd,
     ]

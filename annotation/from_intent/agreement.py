@@ -1,8 +1,11 @@
 """How people label intents: α among annotators and each annotator's official F against gold.
 
 Each LLM that labelled the utterances (`annotation.from_intent.llm_labels`) is one more
-labeller: its official F against gold, and the alternative annotator test against the people
-(accuracy alignment, the campaign's ε), which says whether it could stand in for one of them.
+labeller: its official F against gold, and whether it can stand in for one of the people by
+the one rule (`evalsite.agreement.verdict`), from the agreement engine at the nominal level:
+the alternative annotator test (accuracy alignment, the campaign's ε), α LLM–humans above 0
+and not significantly below α between people, and labels that vary. The alt-test alone would
+pass an LLM that gives every utterance the label most of them carry.
 
 Answers come from the campaign's intent question; gold labels from the intent track. Each
 annotator is scored on the utterances with gold that they labelled (user turns of live
@@ -14,14 +17,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from annotation.from_intent.utterances import QUESTION_KEY, external_id
 from annotation.models import Campaign, LLMScore, Response
 from evalsite.agreement.alpha import krippendorff_alpha
-from evalsite.agreement.alt_test import AltTestUnavailable, alt_test
-from evalsite.agreement.common import StatisticUndefined
+from evalsite.agreement.common import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    InputError,
+    StatisticUndefined,
+)
+from evalsite.agreement.engine import agreement_blocks
 from evalsite.agreement.phrases import reason_of
-from evalsite.agreement.score_matrix import ScoreMatrix
+from evalsite.agreement.results import AgreementBlock
+from evalsite.agreement.verdict import StandIn
 from intent.models import Track
 from intent.scoring import score
 
@@ -45,6 +55,9 @@ class LLMLabeller:
     alt_test_passed: bool | None
     winning_rate: float | None
     alt_test_note: str | None
+    # The one rule's verdict; None (with ``alt_test_note`` saying why) when the engine could
+    # not analyse the labels.
+    verdict: StandIn | None = None
 
 
 @dataclass(frozen=True)
@@ -140,13 +153,48 @@ def _llm_labeller(
         if keys
         else None
     )
-    llm_row = np.array([chosen.get(item, np.nan) for item in items], dtype=np.float64)
-    matrix = ScoreMatrix(tuple(items), tuple(people), humans, llm_row, categories=labels)
-    found = alt_test(matrix, scoring="accuracy", epsilon=campaign.alt_test_epsilon)
-    if isinstance(found, AltTestUnavailable):
-        passed, rate, note = None, None, found.note
-    else:
-        passed, rate, note = found.passed, found.winning_rate, None
+    block, note = _agreement(campaign, evaluator, chosen, items, people, humans)
+    alt = None if block is None else block.alt_test
+    if block is not None and alt is None:
+        note = next((n for n in block.notes if n.startswith("alt_test is null")), None)
+    passed = None if alt is None else alt.passed
+    rate = None if alt is None else alt.winning_rate
+    verdict = None if block is None else block.verdict
     official_f = result.official_f if result is not None else None
     accuracy = result.accuracy if result is not None else None
-    return LLMLabeller(evaluator, len(keys), official_f, accuracy, passed, rate, note)
+    return LLMLabeller(evaluator, len(keys), official_f, accuracy, passed, rate, note, verdict)
+
+
+def _agreement(
+    campaign: Campaign,
+    evaluator: str,
+    chosen: dict[str, float],
+    items: list[str],
+    people: list[str],
+    humans: np.ndarray,
+) -> tuple[AgreementBlock | None, str | None]:
+    """The engine's block of the people's labels and the LLM's (label indices, nominal), or
+    None and why the engine could not analyse them."""
+    rater = evaluator
+    while rater in people:
+        rater = f"{rater} (LLM)"
+    rows = [
+        (item, who, float(humans[row, column]))
+        for row, item in enumerate(items)
+        for column, who in enumerate(people)
+        if not np.isnan(humans[row, column])
+    ]
+    rows += [(item, rater, float(chosen[item])) for item in items if item in chosen]
+    frame = pd.DataFrame(rows, columns=["item", "rater", "score"])
+    try:
+        blocks = agreement_blocks(
+            frame,
+            llm=rater,
+            level="nominal",
+            resamples=DEFAULT_RESAMPLES,
+            seed=DEFAULT_SEED,
+            epsilon=campaign.alt_test_epsilon,
+        )
+    except InputError as error:
+        return None, str(error)
+    return next(iter(blocks.values())), None

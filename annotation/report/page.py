@@ -29,12 +29,21 @@ from annotation.report.rows import (
     PEARSON_R,
     WITHIN_ONE,
     Column,
+    bh_survivors,
+    interval_count,
     levels_of,
     pairwise_blocks,
     rated_blocks,
 )
-from annotation.report.verdict import epsilon_note, evaluation_of, verdict
-from evalsite.agreement.alt_test import AltTestResult, benjamini_hochberg
+from annotation.report.verdict import (
+    block_verdict,
+    epsilon_note,
+    evaluation_of,
+    failing_sentences,
+    stands_in_text,
+    verdict,
+)
+from evalsite.agreement.alt_test import AltTestResult
 from evalsite.agreement.common import Interval
 from evalsite.agreement.phrases import notes_text, shown
 
@@ -177,6 +186,9 @@ class SummaryRow:
     n: int | None
     cells: list[Cell]
     error: str
+    # The block's own verdict by the one rule: yes, no or a dash, and the sentence saying why.
+    stands_in: str = "—"
+    stands_in_reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -277,8 +289,11 @@ def _summary(result: dict[str, Any], evaluation: dict[str, Any]) -> list[Summary
             n=block.n.items,
             cells=_headline(block),
             error=block.error or "",
+            stands_in=stands_in_text(found),
+            stands_in_reason="" if found else reason,
         )
         for key, block in rated_blocks(evaluation)
+        for found, reason in [block_verdict(block)]
     ]
 
 
@@ -289,17 +304,11 @@ def _breakdown(result: dict[str, Any], evaluation: dict[str, Any], column: str) 
         for key, block in rated_blocks(evaluation)
         for value, group in block.by.get(column, {}).items()
     ]
-    tested = [
-        (index, group.agreement.pearson.p)
-        for index, (_, _, group) in enumerate(groups)
-        if group.agreement.pearson.p is not None
-    ]
-    _, survives = benjamini_hochberg([p for _, p in tested])
-    surviving = {index for (index, _), kept in zip(tested, survives, strict=True) if kept}
+    survivors = bh_survivors([group for _, _, group in groups])
     rows = []
-    for index, (dimension, value, group) in enumerate(groups):
+    for (dimension, value, group), survives in zip(groups, survivors, strict=True):
         cells = [column_cell(group, each) for each in BREAKDOWN]
-        if index in surviving:
+        if survives:
             pearson = BREAKDOWN.index(PEARSON_R)
             cells[pearson] = replace(cells[pearson], mark="*")
         rows.append(
@@ -310,10 +319,13 @@ def _breakdown(result: dict[str, Any], evaluation: dict[str, Any], column: str) 
                 cells=[*cells, column_cell(group, MAE)],
             )
         )
-    intervals = sum(
-        1 for row in rows for cell in row.cells if cell.text.endswith("]") and "[" in cell.text
+    blocks = [group for _, _, group in groups]
+    return BreakdownTable(
+        rows,
+        interval_count(blocks),
+        sum(found is not None for found in survivors),
+        sum(found is True for found in survivors),
     )
-    return BreakdownTable(rows, intervals, len(tested), len(surviving))
 
 
 def _pairwise(result: dict[str, Any], evaluation: dict[str, Any]) -> list[PairwiseRow]:
@@ -399,6 +411,7 @@ def report_context(
         "evaluation": evaluation,
         "evaluator": chosen,
         "verdict": verdict(result, evaluation),
+        "failing": failing_sentences(result, evaluation),
         "epsilon_note": epsilon_note(result),
         "alt_tests": _alt_test_panels(result, evaluation) if chosen else [],
         "summaries": [

@@ -11,10 +11,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from annotation.report.blocks import PairwiseBlock, RatedBlock, Sizes
 from annotation.report.compute import PERSONA_BREAKDOWNS
 from annotation.report.dimensions import POOLED
-from annotation.report.verdict import epsilon_note, verdict
+from annotation.report.verdict import block_verdict, epsilon_note, verdict
+from evalsite.agreement import multiplicity
 from evalsite.agreement.common import Interval
 from evalsite.agreement.phrases import notes_text
 from evalsite.spreadsheets import CellValue
@@ -210,6 +213,8 @@ DETAIL_HEADER = [
     "n_alpha_humans_plus_llm",
     "n_paired",
     *[header for column in DETAIL for header in column.headers],
+    "stands_in",
+    "stands_in_label",
     "notes_label",
 ]
 
@@ -223,6 +228,7 @@ def _detail_cells(block: RatedBlock) -> list[CellValue]:
     ]
     for column in DETAIL:
         cells.extend(column.cells(block))
+    cells.extend(block_verdict(block))
     notes = list(block.notes)
     if block.error:
         notes.insert(0, block.error)
@@ -253,7 +259,16 @@ def _label(result: dict[str, Any], evaluator: str, dimension: str) -> str:
     return dimension if len(result["evaluations"]) == 1 else f"{dimension} · {evaluator}"
 
 
-SUMMARY_HEADER = ["label", "evaluator", "dimension", "level", *HEADLINE_HEADER, "verdict_label"]
+SUMMARY_HEADER = [
+    "label",
+    "evaluator",
+    "dimension",
+    "level",
+    *HEADLINE_HEADER,
+    "stands_in",
+    "stands_in_label",
+    "verdict_label",
+]
 
 
 def _verdict_subject(result: dict[str, Any]) -> str:
@@ -284,6 +299,7 @@ def summary_rows(result: dict[str, Any]) -> Iterator[list[CellValue]]:
             dimension,
             levels[dimension],
             *_sized_cells(block, HEADLINE),
+            *block_verdict(block),
             verdicts[evaluator] if dimension == _verdict_subject(result) else "",
         ]
 
@@ -308,15 +324,56 @@ def per_dimension_rows(result: dict[str, Any]) -> Iterator[list[CellValue]]:
         ]
 
 
-BREAKDOWN_HEADER = [*_sized_header(BREAKDOWN), *MAE.headers]
+BREAKDOWN_HEADER = [*_sized_header(BREAKDOWN), *MAE.headers, "survives_bh", "notes_label"]
+
+
+def bh_survivors(groups: Sequence[RatedBlock]) -> list[bool | None]:
+    """Whether each group's Pearson r survives a Benjamini–Hochberg correction at 5% across the
+    groups (one breakdown table's rows); None where r has no p-value."""
+    return multiplicity.bh_survivors([group.agreement.pearson.p for group in groups])
+
+
+def interval_count(groups: Sequence[RatedBlock]) -> int:
+    """How many 95% intervals a breakdown table of these groups shows (its columns with a CI)."""
+    return sum(
+        1
+        for group in groups
+        for column in (*BREAKDOWN, MAE)
+        if column.ci is not None and column.ci(group) is not None
+    )
+
+
+def _multiplicity_note(groups: Sequence[RatedBlock], survivors: Sequence[bool | None]) -> str:
+    """What a breakdown row shares with its table: how many intervals, and the BH family."""
+    return _(
+        "One of %(groups)d rows of this evaluator's table, which shows %(intervals)d 95%% "
+        "intervals: with so many, some exclude 0 by chance alone. survives_bh: Pearson r's "
+        "p-value survives a Benjamini–Hochberg correction at 5%% across the table's "
+        "%(tested)d rows with a p-value (%(surviving)d do)."
+    ) % {
+        "groups": len(groups),
+        "intervals": interval_count(groups),
+        "tested": sum(found is not None for found in survivors),
+        "surviving": sum(found is True for found in survivors),
+    }
 
 
 def _breakdown_rows(
     result: dict[str, Any], columns: Sequence[str], *, with_column: bool
 ) -> Iterator[list[CellValue]]:
-    for evaluator, dimension, block in _blocks(result):
+    # Each (evaluator, attribute) is one table on the page, and one family for the correction.
+    for evaluation in result["evaluations"]:
+        evaluator = evaluation["evaluator"] or ""
         for column in columns:
-            for value, group in block.by.get(column, {}).items():
+            groups = [
+                (dimension, value, group)
+                for dimension, block in rated_blocks(evaluation)
+                for value, group in block.by.get(column, {}).items()
+            ]
+            blocks = [group for _, _, group in groups]
+            survivors = bh_survivors(blocks)
+            note = _multiplicity_note(blocks, survivors)
+            for (dimension, value, group), survives in zip(groups, survivors, strict=True):
                 yield [
                     evaluator,
                     dimension,
@@ -324,6 +381,8 @@ def _breakdown_rows(
                     value,
                     *_sized_cells(group, BREAKDOWN),
                     *MAE.cells(group),
+                    survives,
+                    note,
                 ]
 
 

@@ -8,11 +8,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
-from annotation.report.blocks import RatedBlock
+from annotation.report.blocks import PairwiseBlock, RatedBlock
 from annotation.report.dimensions import POOLED
-from evalsite.agreement.alt_test import DEFAULT_EPSILON, PASSING_WINNING_RATE
-from evalsite.agreement.phrases import Phrase, shown
+from annotation.report.names import dimension_names
+from evalsite.agreement.alt_test import DEFAULT_EPSILON, PASSING_WINNING_RATE, AltTestResult
+from evalsite.agreement.phrases import Listing, Phrase, shown
+from evalsite.agreement.verdict import StandIn, on_every_dimension, withheld_over
 
 
 def evaluation_of(result: dict[str, Any], evaluator: str | None) -> dict[str, Any]:
@@ -76,56 +79,145 @@ def _alpha_sentence(block: RatedBlock) -> str:
     }
 
 
-def _llm_verdict(evaluator: str, scope: str, block: RatedBlock | None) -> str:
-    """The alt-test's outcome, then α LLM–human beside α human–human."""
+def own_verdicts(evaluation: dict[str, Any]) -> list[tuple[str, StandIn]]:
+    """(dimension, verdict) of every dimension judged on its own, rated then pairwise; not the
+    pooled block, and none without an LLM."""
+    found: list[tuple[str, StandIn]] = []
+    for key, data in evaluation["dimensions"].items():
+        rated = RatedBlock.from_json(data).agreement.verdict
+        if rated is not None:
+            found.append((key, rated))
+    for key, data in evaluation.get("pairwise", {}).items():
+        pairwise = PairwiseBlock.from_json(data).verdict
+        if pairwise is not None:
+            found.append((key, pairwise))
+    return found
+
+
+def campaign_verdict(evaluation: dict[str, Any]) -> StandIn | None:
+    """The verdict over the whole campaign, as ``manage.py agreement`` gives it for a file: each
+    check holds only where it holds on every dimension (`on_every_dimension`). None without an
+    LLM, or when no dimension could be tested on its own (`withheld_over`)."""
+    verdicts = [found for _, found in own_verdicts(evaluation)]
+    whole = on_every_dimension(verdicts)
+    if whole is None or withheld_over(verdicts) is not None:
+        return None
+    return whole
+
+
+def failing_dimensions(result: dict[str, Any], evaluation: dict[str, Any]) -> list[str]:
+    """The name of each dimension that fails the rule on its own."""
+    names = dimension_names(result)
+    return [names.get(key, key) for key, found in own_verdicts(evaluation) if not found.stands_in]
+
+
+def failing_sentences(result: dict[str, Any], evaluation: dict[str, Any]) -> list[str]:
+    """Each dimension that fails the rule on its own, with the rule's sentence: shown under the
+    headline, so that a pooled pass cannot hide one."""
+    names = dimension_names(result)
+    return [
+        _("%(dimension)s: %(reason)s")
+        % {"dimension": names.get(key, key), "reason": shown(found.sentence)}
+        for key, found in own_verdicts(evaluation)
+        if not found.stands_in
+    ]
+
+
+def _listed(words: Sequence[str]) -> str:
+    """Words (or the rule's clauses) joined as a list in the active language."""
+    return shown(Phrase("%(words)s", words=Listing(words)))
+
+
+def _stands_in(campaign: StandIn | None) -> bool:
+    return campaign is not None and campaign.stands_in
+
+
+def _passing(evaluator: str, scope: str, rule: StandIn, alt: AltTestResult) -> str:
+    """The verdict when every check holds, naming each of the four and its figure."""
+    return _(
+        "The LLM evaluator %(evaluator)s agrees with people well enough to stand in for a human "
+        "annotator %(scope)s: it passes all four checks of the rule. In the alternative annotator "
+        "test (ε = %(epsilon)s) it beat %(beaten)d of %(tested)d annotators, a winning rate of "
+        "%(rate).2f ≥ %(passing)s; its α with people is above 0 (lower bound %(low).2f); it is "
+        "not significantly below α between people (the interval of the difference reaches "
+        "%(high).2f); and its answers vary (%(distinct)d distinct answers)."
+    ) % {
+        "evaluator": evaluator,
+        "scope": scope,
+        "epsilon": f"{alt.epsilon:g}",
+        "beaten": sum(human.rejected for human in alt.humans),
+        "tested": len(alt.humans),
+        "rate": alt.winning_rate,
+        "passing": f"{PASSING_WINNING_RATE:g}",
+        "low": rule.check("alpha_above_zero").value or 0.0,
+        "high": rule.check("alpha_not_below_people").value or 0.0,
+        "distinct": int(rule.check("answers_vary").value or 0),
+    }
+
+
+def _llm_verdict(
+    evaluator: str,
+    scope: str,
+    block: RatedBlock | None,
+    result: dict[str, Any],
+    evaluation: dict[str, Any],
+) -> str:
+    """The rule's verdict in words, its alt-test's figures, then α LLM–human beside α
+    human–human. It says "stands in" only when the campaign's verdict (`campaign_verdict`,
+    every dimension's) does too."""
     alt = None if block is None else block.agreement.alt_test
     if alt is None:
         opening = _(
             "Whether the LLM evaluator %(evaluator)s can stand in for a human annotator cannot "
             "be tested %(scope)s: %(reason)s."
         ) % {"evaluator": evaluator, "scope": scope, "reason": _alt_test_note(block)}
-    else:
-        figures = {
+        return opening if block is None else opening + _alpha_sentence(block)
+    figures = {
+        "evaluator": evaluator,
+        "scope": scope,
+        "epsilon": f"{alt.epsilon:g}",
+        "beaten": sum(human.rejected for human in alt.humans),
+        "tested": len(alt.humans),
+        "rate": alt.winning_rate,
+    }
+    assert block is not None
+    rule = block.agreement.verdict
+    withheld = block.agreement.verdict_withheld
+    evidence = _(
+        " In the alternative annotator test (ε = %(epsilon)s) it beat %(beaten)d of "
+        "%(tested)d annotators, a winning rate of %(rate).2f."
+    )
+    if withheld is not None:
+        # Pooled dimensions that no dimension on its own supports give no verdict.
+        opening = _(
+            "Whether the LLM evaluator %(evaluator)s can stand in for a human annotator is "
+            "not judged %(scope)s: %(reason)s."
+        ) % {"evaluator": evaluator, "scope": scope, "reason": shown(withheld)}
+        opening += evidence % figures
+    elif rule is None or not rule.stands_in:
+        # Every failed check is named, the alt-test's as much as the others.
+        reasons = _("the rule's figures are missing") if rule is None else _listed(rule.reasons)
+        opening = _(
+            "The LLM evaluator %(evaluator)s cannot stand in for a human annotator %(scope)s: "
+            "%(reasons)s."
+        ) % {"evaluator": evaluator, "scope": scope, "reasons": reasons}
+        opening += evidence % figures
+    elif not _stands_in(campaign_verdict(evaluation)):
+        # The block passes, but the campaign does not: a pooled pass must not hide a dimension
+        # that fails on its own (each is listed under the headline).
+        opening = _(
+            "The LLM evaluator %(evaluator)s cannot stand in for a human annotator over this "
+            "campaign: it passes the rule %(scope)s, but fails it on its own on %(dimensions)s "
+            "(see below)."
+        ) % {
             "evaluator": evaluator,
             "scope": scope,
-            "epsilon": f"{alt.epsilon:g}",
-            "beaten": sum(human.rejected for human in alt.humans),
-            "tested": len(alt.humans),
-            "rate": alt.winning_rate,
-            "passing": f"{PASSING_WINNING_RATE:g}",
+            "dimensions": _listed(failing_dimensions(result, evaluation)),
         }
-        # Two whole sentences, not one with a word swapped, so that each translates whole.
-        passed = _(
-            "The LLM evaluator %(evaluator)s agrees with people well enough to stand in "
-            "for a human annotator %(scope)s: in the alternative annotator test (ε = "
-            "%(epsilon)s) it beat %(beaten)d of %(tested)d annotators, a winning rate of "
-            "%(rate).2f ≥ %(passing)s."
-        )
-        failed = _(
-            "The LLM evaluator %(evaluator)s does not agree with people well enough to "
-            "stand in for a human annotator %(scope)s: in the alternative annotator test "
-            "(ε = %(epsilon)s) it beat %(beaten)d of %(tested)d annotators, a winning rate "
-            "of %(rate).2f < %(passing)s."
-        )
-        rule = None if block is None else block.agreement.verdict
-        withheld = None if block is None else block.agreement.verdict_withheld
-        evidence = _(
-            " In the alternative annotator test (ε = %(epsilon)s) it beat %(beaten)d of "
-            "%(tested)d annotators, a winning rate of %(rate).2f."
-        )
-        if withheld is not None:
-            # Pooled dimensions that no dimension on its own supports give no verdict.
-            opening = _(
-                "Whether the LLM evaluator %(evaluator)s can stand in for a human annotator is "
-                "not judged %(scope)s: %(reason)s."
-            ) % {"evaluator": evaluator, "scope": scope, "reason": shown(withheld)}
-            opening += evidence % figures
-        elif alt.passed and rule is not None and not rule.stands_in:
-            # The alt-test alone passed: the rule's other checks say why that is not enough.
-            opening = shown(rule.sentence) + evidence % figures
-        else:
-            opening = (passed if alt.passed else failed) % figures
-    return opening if block is None else opening + _alpha_sentence(block)
+        opening += evidence % figures
+    else:
+        opening = _passing(evaluator, scope, rule, alt)
+    return opening + _alpha_sentence(block)
 
 
 def verdict(result: dict[str, Any], evaluation: dict[str, Any]) -> str:
@@ -147,7 +239,13 @@ def verdict(result: dict[str, Any], evaluation: dict[str, Any]) -> str:
         scope = _("on %(dimension)s") % {"dimension": subject}
     block = RatedBlock.from_json(data) if data else None
     if evaluator is not None:
-        return _llm_verdict(evaluator, scope, block)
+        return _llm_verdict(
+            evaluator,
+            scope,
+            block,
+            result,
+            evaluation,
+        )
     alpha = RatedBlock().agreement.alpha if block is None else block.agreement.alpha
     alpha_ci = RatedBlock().agreement.alpha_ci if block is None else block.agreement.alpha_ci
     people = (
@@ -167,7 +265,29 @@ def epsilon_note(result: dict[str, Any]) -> str:
     """Which ε the alt-test used, and why: the campaign's setting, and the guidance for it."""
     return _(
         "The alternative annotator test used ε = %(epsilon)s, this campaign's setting: the "
-        "advantage a human annotator may keep over the LLM before the LLM is judged unable to "
-        "stand in for one. Take 0.2 for expert annotators, 0.15 for skilled ones, 0.1 for crowd "
-        "workers."
+        "advantage a human annotator may keep over the LLM before the LLM fails the test, one "
+        "of the four checks of the verdict. Take 0.2 for expert annotators, 0.15 for skilled "
+        "ones, 0.1 for crowd workers."
     ) % {"epsilon": f"{result.get('alt_test_epsilon', DEFAULT_EPSILON):g}"}
+
+
+def block_verdict(block: RatedBlock) -> tuple[bool | None, str]:
+    """Whether one block's LLM stands in by its own rule, and the sentence that says why.
+
+    None when it has no verdict: without an LLM (no sentence), when the engine could not analyse
+    the scores, or when a pooled block's verdict is withheld (the sentence says why).
+    """
+    rule = block.agreement.verdict
+    if rule is not None:
+        return rule.stands_in, shown(rule.sentence)
+    if block.error:
+        return None, block.error
+    withheld = block.agreement.verdict_withheld
+    return None, "" if withheld is None else shown(withheld)
+
+
+def stands_in_text(stands_in: bool | None) -> str:
+    """yes, no, or a dash, as the summary table shows a block's verdict."""
+    if stands_in is None:
+        return "—"
+    return pgettext("stands in", "yes") if stands_in else pgettext("stands in", "no")

@@ -3,8 +3,10 @@
 Calderon, Reichart and Dror (2025), "The Alternative Annotator Test for LLM-as-a-Judge",
 arXiv 2501.10970. Leaving out one human at a time, the test asks whether the LLM's score aligns
 with the remaining humans at least as well as the left-out human's score does, up to an
-allowance ε. It is the evidence of the verdict; α with the LLM counted as one more rater is not,
-because half of that α's pairs are human–human. docs/agreement.md defines every field.
+allowance ε. It is one of the four checks of the verdict (`evalsite.agreement.verdict`), never
+the verdict alone: with accuracy scoring a constant majority answer passes it. α with the LLM
+counted as one more rater is no check at all, because half of that α's pairs are human–human.
+docs/agreement.md defines every field.
 """
 
 from __future__ import annotations

@@ -64,6 +64,7 @@ from evalsite.agreement.correlations import (
 )
 from evalsite.agreement.entries import Entry, entry_notes, setting_notes
 from evalsite.agreement.long_csv import centred_within, coded_labels, validated
+from evalsite.agreement.multiplicity import family
 from evalsite.agreement.pairwise_alpha import MeanAlpha, llm_human_alpha
 from evalsite.agreement.phrases import Phrase, gettext_noop, reason_of
 from evalsite.agreement.rates import (
@@ -551,13 +552,34 @@ def report_json(blocks: dict[str, AgreementBlock]) -> dict[str, Any]:
 
     The whole-file verdict holds only where every dimension's does (`on_every_dimension`);
     it is null without an LLM, and null with ``verdict_withheld`` saying why when no dimension
-    could be tested on its own (`withheld_over`).
+    could be tested on its own (`withheld_over`). With breakdowns, ``breakdowns`` gives each
+    dimension's breakdown as a family of tests: its intervals, and which groups' Pearson r
+    survive Benjamini–Hochberg (`evalsite.agreement.multiplicity`).
     """
     verdicts = [block.verdict for block in blocks.values() if block.verdict is not None]
     whole = on_every_dimension(verdicts)
     withheld = None if whole is None else withheld_over(verdicts)
-    return {
+    report: dict[str, Any] = {
         "verdict": None if whole is None or withheld is not None else whole.as_json(),
         "verdict_withheld": withheld,
         "dimensions": {name: block.as_json() for name, block in blocks.items()},
+    }
+    breakdowns = {
+        name: {column: _family_json(groups) for column, groups in block.by.items()}
+        for name, block in blocks.items()
+        if block.by
+    }
+    if breakdowns:
+        report["breakdowns"] = breakdowns
+    return report
+
+
+def _family_json(groups: dict[str, AgreementBlock]) -> dict[str, Any]:
+    """One breakdown as a family of tests (`evalsite.agreement.multiplicity`)."""
+    found = family(list(groups.values()))
+    return {
+        "intervals": found.intervals,
+        "tested": found.tested,
+        "surviving": found.surviving,
+        "survives_bh": dict(zip(groups, found.survives, strict=True)),
     }

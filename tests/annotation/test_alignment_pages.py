@@ -222,6 +222,9 @@ def test_the_alignment_page_compares_versions_and_says_whether_one_can_replace_p
     assert "near-constant map" in html  # the random version's map collapses
     # ...and its calibrated scores, near one point, spread far less than a person's.
     assert 'class="warning spread-shrunk"' in html
+    # Exact and within-one agreement stand beside their chance levels.
+    assert html.count('class="muted chance"') >= 2 * len(DIMENSIONS)
+    assert "uniform on the scale;" in html and "from the observed answers" in html
     report = client_for(boss).get(reverse("annotation_report:page", args=[aligned.pk]))
     assert reverse("annotation_alignment:page", args=[aligned.pk]) in report.content.decode()
 

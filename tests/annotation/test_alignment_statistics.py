@@ -17,6 +17,7 @@ from annotation.alignment.paired import paired_mae_difference
 from annotation.alignment.replacement import replacement_verdict
 from annotation.alignment.split import calibration_items
 from evalsite.agreement.phrases import Phrase, reason_of, shown
+from evalsite.agreement.scale_step import TWO_VALUES
 from evalsite.agreement.score_matrix import ScoreMatrix
 
 POINTS = np.arange(1.0, 6.0)
@@ -288,3 +289,41 @@ def test_no_spread_sentence_where_the_scores_keep_a_persons_spread() -> None:
     with translation.override("en"):
         verdict = replacement_verdict("good", [row], epsilon=0.15, names={})
     assert not any("shrinks the spread" in sentence for sentence in verdict.sentences)
+
+
+def test_within_one_is_null_on_two_valued_data_and_both_rates_show_their_chance() -> None:
+    # Yes/no coded 1 and 2 on the five-point scale: every pair is within one, whatever the LLM
+    # answers, so the rate says nothing (a random LLM read 1.00), as in the agreement engine.
+    generator = np.random.default_rng(3)
+    consensus = generator.integers(1, 3, 60).astype(float)
+    llm = generator.integers(1, 3, 60).astype(float)
+    confusion = ordinal_confusion(consensus, llm, POINTS)
+    assert confusion.within_one is None and confusion.within_one_note == TWO_VALUES
+    assert confusion.within_one_chance_uniform is None
+    assert confusion.exact == pytest.approx(float(np.mean(consensus == llm)))
+    assert confusion.exact_chance_uniform == pytest.approx(1 / 5)
+    p, q = np.mean(llm == 1), np.mean(consensus == 1)
+    assert confusion.exact_chance_marginals == pytest.approx(p * q + (1 - p) * (1 - q))
+    # On a two-point scale too.
+    two = ordinal_confusion(consensus, llm, np.array([1.0, 2.0]))
+    assert two.within_one is None and two.within_one_note is not None
+
+
+def test_the_confusion_rates_show_their_chance_levels() -> None:
+    consensus = np.array([1, 2, 3, 3, 5], dtype=float)
+    llm = np.array([1, 3, 3, 5, 4], dtype=float)
+    confusion = ordinal_confusion(consensus, llm, POINTS)
+    assert confusion.within_one == pytest.approx(4 / 5) and confusion.within_one_note is None
+    assert confusion.exact_chance_uniform == pytest.approx(1 / 5)
+    assert confusion.within_one_chance_uniform == pytest.approx(13 / 25)  # (3K − 2)/K²
+    # Each side's own shares: LLM 1, 3, 3, 5, 4; consensus 1, 2, 3, 3, 5.
+    own = {1: 0.2, 3: 0.4, 4: 0.2, 5: 0.2}
+    people = {1: 0.2, 2: 0.2, 3: 0.4, 5: 0.2}
+    exact = sum(share * people.get(value, 0) for value, share in own.items())
+    within = sum(
+        share * people.get(other, 0)
+        for value, share in own.items()
+        for other in (value - 1, value, value + 1)
+    )
+    assert confusion.exact_chance_marginals == pytest.approx(exact)
+    assert confusion.within_one_chance_marginals == pytest.approx(within)

@@ -204,3 +204,42 @@ def test_a_coordinator_sends_utterances_and_reads_the_agreement_page(
         logged_in(annotator).get(reverse("from_intent:agreement", args=[campaign.pk])).status_code
         == 403
     )
+
+
+def test_an_llm_giving_every_utterance_the_common_label_never_stands_in(db: None) -> None:
+    # 40 utterances, 34 of them (85%) "chat"; three people who each mislabel 20% at random,
+    # and an LLM that labels every utterance "chat". The alt-test (accuracy) passes it, as it
+    # passes a constant "yes"; the one rule does not.
+    generator = np.random.default_rng(4)
+    gold = [0 if i % 7 == 3 else 1 for i in range(40)]
+    dev = {str(i): {"query": f"句子{i}", "label": LABELS[g]} for i, g in enumerate(gold)}
+    track = Track.objects.create(name="Mostly chat", labels=LABELS)
+    datasets.import_split(track, "dev", json.dumps(dev, ensure_ascii=False), "dev.json")
+    send_utterances(track, "dev", "Chat labelling")
+    campaign = Campaign.objects.get(name="Chat labelling")
+    for name in ("ann", "bob", "cy"):
+        wrong = generator.random(40) < 0.2
+        label(
+            campaign,
+            name,
+            [int(generator.integers(0, 3)) if w else g for g, w in zip(gold, wrong, strict=True)],
+        )
+    dimension = Dimension.objects.get(rubric=campaign.rubric, key="intent")
+    for transcript in campaign.transcripts.all():
+        LLMScore.objects.create(
+            transcript=transcript, dimension=dimension, evaluator="always-chat", score=1
+        )
+    (llm,) = intent_agreement(campaign, track).llm
+    assert llm.alt_test_passed is True
+    assert llm.verdict is not None and llm.verdict.stands_in is False
+    assert not llm.verdict.check("answers_vary").passed
+    assert "it gives the same answer to every item" in llm.verdict.sentence
+    out = StringIO()
+    call_command("intent_agreement", "Chat labelling", str(track.pk), stdout=out)
+    assert json.loads(out.getvalue())["llm"][0]["verdict"]["stands_in"] is False
+    coordinator = make_user("cora", roles.COORDINATORS)
+    client = logged_in(coordinator)
+    client.post(reverse("set_language"), {"language": "zh-hans", "next": "/"})
+    page = client.get(reverse("from_intent:agreement", args=[campaign.pk])).content.decode()
+    cell = page[page.index('class="stands-in"') :].split("</td>")[0]
+    assert "该大模型不能代替人工" in cell

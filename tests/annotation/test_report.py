@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -19,6 +21,7 @@ from django.utils import timezone, translation
 from annotation.models import Assignment, Campaign, LLMScore, Response, Transcript
 from annotation.report import cache, compute, dimensions, items
 from annotation.report import verdict as report_verdict
+from annotation.report import workbook as exports
 from annotation.report.figures import LONGEST_LABEL, alpha_colour, heatmap_figure
 from annotation.report.page import chance_text
 from evalsite import jobs, roles
@@ -405,16 +408,39 @@ def test_the_verdict_states_the_alt_test_and_alpha_llm_human_beside_human_human(
                 for name, p in (("u1", 0.001), ("u2", 0.01), ("u3", 0.4))
             ],
         },
+        "llm": "gpt-4o",
+        "alpha_gap_ci": [-0.15, 0.02],
+        "llm_distinct_answers": 5,
     }
-    result = {"verdict_dimension": dimensions.POOLED, "pooled_dimensions": ["a", "b", "c"]}
-    evaluation = {"evaluator": "gpt-4o", "pooled": block, "dimensions": {}}
+    result = {
+        "verdict_dimension": dimensions.POOLED,
+        "pooled_dimensions": ["a", "b", "c"],
+        "dimensions": [{"key": key, "name_en": key, "name_zh": key} for key in "abc"],
+    }
+    evaluation = {
+        "evaluator": "gpt-4o",
+        "pooled": block,
+        "dimensions": {key: block for key in "abc"},
+    }
     # Never from α with the LLM as one more rater (0.93).
     assert report_verdict.verdict(result, evaluation) == (
         "The LLM evaluator gpt-4o agrees with people well enough to stand in for a human "
-        "annotator over 3 dimensions pooled: in the alternative annotator test (ε = 0.2) it "
-        "beat 2 of 3 annotators, a winning rate of 0.67 ≥ 0.5. Its α with each human averages "
-        "0.71 [0.65, 0.77], against 0.78 [0.70, 0.85] between humans."
+        "annotator over 3 dimensions pooled: it passes all four checks of the rule. In the "
+        "alternative annotator test (ε = 0.2) it beat 2 of 3 annotators, a winning rate of "
+        "0.67 ≥ 0.5; its α with people is above 0 (lower bound 0.65); it is not significantly "
+        "below α between people (the interval of the difference reaches 0.02); and its answers "
+        "vary (5 distinct answers). Its α with each human averages 0.71 [0.65, 0.77], against "
+        "0.78 [0.70, 0.85] between humans."
     )
+    # One dimension that answers one value keeps the headline from saying "stands in".
+    evaluation["dimensions"]["c"] = {**block, "llm_distinct_answers": 1}
+    assert report_verdict.verdict(result, evaluation).startswith(
+        "The LLM evaluator gpt-4o cannot stand in for a human annotator over this campaign: it "
+        "passes the rule over 3 dimensions pooled, but fails it on its own on c (see below)."
+    )
+    assert report_verdict.failing_sentences(result, evaluation) == [
+        "c: The LLM cannot stand in for people: it gives the same answer to every item."
+    ]
 
 
 def test_the_verdict_says_why_the_llm_cannot_be_tested() -> None:
@@ -807,6 +833,14 @@ def test_a_breakdown_table_counts_its_intervals_and_marks_what_survives_bh(
     assert table.count('<sup class="survives">*</sup>') == 9
     shown = re.search(r"This table shows (\d+) intervals of 95%", table)
     assert shown is not None and int(shown.group(1)) == table.count("[") > 9
+    # The Per system export carries the same marks and count, as data and as a note.
+    result = cache.run_report(campaign, resamples=100).result
+    text = exports.csv_bytes(campaign, result, "per-system").decode("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len(rows) == 9 and {row["survives_bh"] for row in rows} == {"True"}
+    note = rows[0]["notes_label"]
+    assert f"which shows {shown.group(1)} 95% intervals" in note
+    assert "across the table's 9 rows with a p-value (9 do)" in note
 
 
 def test_benjamini_hochberg_matches_the_hand_computation() -> None:

@@ -36,7 +36,10 @@ def build_panel(
     make: Callable[..., Campaign], llm: str, name: str = "Panel", items: int = PANEL_ITEMS
 ) -> Campaign:
     """Three people who agree closely score manner and quality on ``items`` dialogues;
-    the LLM evaluator gpt scores at random (``llm="random"``) or copies u1 (``llm="copy"``)."""
+    the LLM evaluator gpt scores at random (``llm="random"``) or copies u1 (``llm="copy"``).
+
+    With ``llm="constant"`` it copies u1 on manner, while on quality each person answers 5
+    with probability 0.85 (else 4) and the LLM always answers 5."""
     campaign = make(name=name, rows=[dialogue(f"d{n:03d}") for n in range(items)])
     rng = np.random.default_rng(11)
     transcripts = list(campaign.transcripts.order_by("position"))
@@ -57,6 +60,9 @@ def build_panel(
         for key in ("manner", "quality"):
             truth = int(rng.integers(1, 6))
             given = [int(np.clip(truth + rng.choice([0, 0, 0, 0, 1, -1]), 1, 5)) for _ in people]
+            constant = llm == "constant" and key == "quality"
+            if constant:
+                given = [5 if rng.random() < 0.85 else 4 for _ in people]
             for offset, value in enumerate(given):
                 responses.append(
                     Response(
@@ -67,6 +73,8 @@ def build_panel(
                     )
                 )
             guess = float(rng.integers(1, 6)) if llm == "random" else float(given[0])
+            if constant:
+                guess = 5.0
             scores.append(
                 LLMScore(
                     transcript=transcript, dimension=dimensions[key], evaluator="gpt", score=guess
@@ -191,10 +199,10 @@ def test_an_llm_scoring_at_random_against_agreeing_people_does_not_agree(
     evaluation = result["evaluations"][0]
     sentence = report_verdict.verdict(result, evaluation)
     assert sentence.startswith(
-        "The LLM evaluator gpt does not agree with people well enough to stand in for a human "
-        "annotator over 2 dimensions pooled: in the alternative annotator test (ε = 0.15) it "
-        "beat 0 of 3 annotators, a winning rate of 0.00 < 0.5. Its α with each human averages "
+        "The LLM evaluator gpt cannot stand in for a human annotator over 2 dimensions pooled: "
+        "it fails the alternative annotator test (winning rate 0.00 < 0.5), "
     )
+    assert "In the alternative annotator test (ε = 0.15) it beat 0 of 3 annotators" in sentence
     for key in ("manner", "quality"):
         block = evaluation["dimensions"][key]
         assert block["alt_test"]["passed"] is False
@@ -209,13 +217,16 @@ def test_the_page_says_a_random_llm_did_not_pass(random_panel: Campaign) -> None
     html = coordinator().get(reverse("annotation_report:page", args=[random_panel.pk]))
     text = unescape(html.content.decode())
     verdict = text[text.index('id="verdict"') :].split("</p>")[0]
-    assert "does not agree with people well enough" in verdict
+    assert "cannot stand in for a human annotator" in verdict
+    assert "it fails the alternative annotator test" in verdict
     section = text[text.index('id="alt-test"') :].split("</section>")[0]
     assert section.count('class="alt-test"') == 3  # pooled, quality, manner
     assert "passed: no" in section and "passed: yes" not in section
     assert "Advantage probability" in section and 'class="alpha-humans-pairwise"' in section
     assert "The alternative annotator test used ε = 0.15, this campaign's setting" in text
     assert "0.2 for expert annotators, 0.15 for skilled ones, 0.1 for crowd workers" in text
+    # ε bounds the alt-test, one check of four; it is not the verdict's line on its own.
+    assert "before the LLM fails the test, one of the four checks of the verdict" in text
     assert 'id="humans-plus-llm-note"' in text and 'id="pooled-note"' in text
     pooled_note = text[text.index('id="pooled-note"') :].split("</p>")[0]
     assert "bias-corrected and accelerated (BCa), widened for few transcripts" in pooled_note
@@ -226,11 +237,16 @@ def test_an_llm_copying_one_person_passes(copying_panel: Campaign) -> None:
     # With intervals: without them the rule has no evidence that α is above chance.
     result = compute.compute_report(copying_panel, resamples=200)
     evaluation = result["evaluations"][0]
-    assert report_verdict.verdict(result, evaluation).startswith(
+    sentence = report_verdict.verdict(result, evaluation)
+    assert sentence.startswith(
         "The LLM evaluator gpt agrees with people well enough to stand in for a human "
-        "annotator over 2 dimensions pooled: in the alternative annotator test (ε = 0.15) it "
-        "beat 3 of 3 annotators, a winning rate of 1.00 ≥ 0.5."
+        "annotator over 2 dimensions pooled: it passes all four checks of the rule. In the "
+        "alternative annotator test (ε = 0.15) it beat 3 of 3 annotators, a winning rate of "
+        "1.00 ≥ 0.5; its α with people is above 0 (lower bound "
     )
+    assert "not significantly below α between people" in sentence
+    assert "its answers vary (" in sentence
+    assert report_verdict.failing_sentences(result, evaluation) == []
     manner = evaluation["dimensions"]["manner"]["alt_test"]
     assert manner["passed"] is True and manner["winning_rate"] == 1.0
     # Against u1, whom it copies, every item is a tie, which counts for both.
@@ -266,13 +282,60 @@ def test_pooled_dimensions_that_no_dimension_supports_give_no_verdict(
     )
 
 
+def test_a_constant_dimension_keeps_the_page_from_saying_the_llm_stands_in(
+    campaign_factory: Callable[..., Campaign],
+) -> None:
+    # The LLM copies u1 on manner and always answers 5 on quality, where people answer 5 85% of
+    # the time: the pooled block passes the rule, quality fails it on its own, and so the
+    # headline, like the whole-file verdict of ``manage.py agreement``, must not say it stands in.
+    panel = build_panel(campaign_factory, "constant")
+    result = cache.run_report(panel, resamples=200).result
+    evaluation = result["evaluations"][0]
+    assert evaluation["pooled"]["verdict"]["stands_in"] is True
+    quality = evaluation["dimensions"]["quality"]["verdict"]
+    assert quality["stands_in"] is False
+    assert report_verdict.campaign_verdict(evaluation) is not None
+    assert report_verdict.campaign_verdict(evaluation).stands_in is False  # type: ignore[union-attr]
+    client = coordinator()
+    text = unescape(client.get(reverse("annotation_report:page", args=[panel.pk])).content.decode())
+    verdict = text[text.index('id="verdict"') :].split("</p>")[0]
+    assert "well enough to stand in" not in verdict
+    assert (
+        "The LLM evaluator gpt cannot stand in for a human annotator over this campaign: it "
+        "passes the rule over 2 dimensions pooled, but fails it on its own on Response quality"
+    ) in verdict
+    failing = text[text.index('id="failing-dimensions"') :].split("</ul>")[0]
+    assert "Response quality: The LLM cannot stand in for people:" in failing
+    assert "it gives the same answer to every item" in failing
+    assert "Manner" not in failing
+    summary = text[text.index('id="summary-1"') :].split("</section>")[0]
+    assert summary.count("Stands in") == 1
+
+    def stands_in_cell(dimension: str) -> str:
+        row = summary[summary.index(f'data-dimension="{dimension}"') :].split("</tr>")[0]
+        return row[row.index('class="stands-in"') :]
+
+    assert stands_in_cell("quality").startswith('class="stands-in">no<br>')
+    assert stands_in_cell("manner").startswith('class="stands-in">yes</td>')
+    rows = {row["dimension"]: row for row in csv_table(panel, result, "summary")}
+    assert rows["quality"]["stands_in"] == "False" and rows["manner"]["stands_in"] == "True"
+    assert "same answer to every item" in rows["quality"]["stands_in_label"]
+    detail = {row["dimension"]: row for row in csv_table(panel, result, "per-dimension")}
+    assert detail["quality"]["stands_in"] == "False" and detail["all"]["stands_in"] == "True"
+    client.post(reverse("set_language"), {"language": "zh-hans", "next": "/"})
+    text = client.get(reverse("annotation_report:page", args=[panel.pk])).content.decode()
+    verdict = text[text.index('id="verdict"') :].split("</p>")[0]
+    assert "大模型评估器 gpt 不能在整个活动中替代人工标注者" in verdict
+
+
 def test_without_intervals_a_passing_alt_test_is_not_enough(copying_panel: Campaign) -> None:
     result = compute.compute_report(copying_panel, resamples=0)
     sentence = report_verdict.verdict(result, result["evaluations"][0])
     assert sentence.startswith(
-        "The LLM cannot stand in for people: its α with people has no confidence interval and "
-        "its α with people cannot be set against α between people. In the alternative "
-        "annotator test (ε = 0.15) it beat 3 of 3 annotators, a winning rate of 1.00."
+        "The LLM evaluator gpt cannot stand in for a human annotator over 2 dimensions pooled: "
+        "its α with people has no confidence interval and its α with people cannot be set "
+        "against α between people. In the alternative annotator test (ε = 0.15) it beat 3 of 3 "
+        "annotators, a winning rate of 1.00."
     )
 
 
@@ -349,7 +412,7 @@ def test_the_exports_carry_the_alt_test_and_alpha_llm_human(random_panel: Campai
         assert header in manner
     summary = csv_table(random_panel, result, "summary")
     verdicts = [row["verdict_label"] for row in summary if row["verdict_label"]]
-    assert len(verdicts) == 1 and "does not agree with people well enough" in verdicts[0]
+    assert len(verdicts) == 1 and "cannot stand in for a human annotator" in verdicts[0]
     assert "ε = 0.15, this campaign's setting" in verdicts[0]
     alt = csv_table(random_panel, result, "alt-test")
     # One row per dimension (the pooled one too) and tested person.
@@ -376,5 +439,7 @@ def test_the_page_gives_the_verdict_and_the_alt_test_in_chinese(random_panel: Ca
     client.post(reverse("set_language"), {"language": "zh-hans", "next": "/"})
     text = client.get(reverse("annotation_report:page", args=[random_panel.pk])).content.decode()
     verdict = text[text.index('id="verdict"') :].split("</p>")[0]
-    assert "大模型评估器 gpt 与人工不够一致，不能替代人工标注者" in verdict
+    assert (
+        "大模型评估器 gpt 不能替代人工标注者（合并 2 个维度）：它没有通过替代标注者检验" in verdict
+    )
     assert "通过：否" in text and "替代标注者检验使用 ε = 0.15" in text

@@ -11,6 +11,7 @@ from io import StringIO
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -379,3 +380,56 @@ def test_it_refuses_neg_rmse_for_text_labels(tmp_path: Path) -> None:
     path.write_text(LABELS)
     with pytest.raises(CommandError, match="neg_rmse needs numbers"):
         run(str(path), "--level", "nominal", "--llm", "llm", "--alt-scoring", "neg_rmse")
+
+
+def test_a_breakdown_counts_its_intervals_and_marks_what_survives_bh(tmp_path: Path) -> None:
+    # Three systems of 30 items; the LLM follows people on two and answers at random on one.
+    generator = np.random.default_rng(7)
+    rows = ["item,rater,score,system"]
+    for system in ("a", "b", "c"):
+        for number in range(30):
+            truth = int(generator.integers(1, 6))
+            for person in ("h1", "h2", "h3"):
+                score = int(np.clip(truth + generator.choice([-1, 0, 0, 1]), 1, 5))
+                rows.append(f"{system}{number},{person},{score},{system}")
+            llm = int(generator.integers(1, 6)) if system == "c" else truth
+            rows.append(f"{system}{number},llm,{llm},{system}")
+    path = tmp_path / "systems.csv"
+    path.write_text("\n".join(rows) + "\n")
+    arguments = (str(path), "--llm", "llm", "--by", "system", "--bootstrap", "50")
+    report = run_json(*arguments)
+    family = report["breakdowns"]["all"]["system"]
+    groups = report["dimensions"]["all"]["by"]["system"]
+    p_values = {name: group["pearson"]["p"] for name, group in groups.items()}
+    assert family["tested"] == 3
+    # BH by hand: the k-th smallest p is adjusted to min over i ≥ k of m·p_(i)/i.
+    tested = sorted((p, name) for name, p in p_values.items())
+    for rank, (_, name) in enumerate(tested, start=1):
+        adjusted = min(3 * p / i for i, (p, _) in enumerate(tested, start=1) if i >= rank)
+        assert family["survives_bh"][name] is (adjusted <= 0.05)
+    assert family["survives_bh"]["a"] is True and family["survives_bh"]["c"] is False
+    intervals = sum(
+        sum(isinstance(ci, list) for ci in group["alpha_ci"].values())
+        + sum(group[name]["ci"] is not None for name in ("pearson", "spearman", "kendall"))
+        + sum(
+            group[key] is not None
+            for key in (
+                "mae_ci",
+                "exact_agreement_ci",
+                "exact_agreement_per_item_ci",
+                "within_one_ci",
+            )
+        )
+        for group in groups.values()
+    )
+    assert family["intervals"] == intervals > 9
+    table = run(*arguments, "--format", "table")
+    assert (
+        f"breakdown of all by system: 3 groups, {intervals} 95% intervals (with so many, "
+        "some exclude 0 by chance alone); Pearson r survives a Benjamini-Hochberg correction "
+        f"at 5% in {family['surviving']} of the 3 groups with a p-value"
+    ) in table
+    system_c = table[table.index("dimension: all / system = c") :]
+    assert "Pearson r does not survive Benjamini-Hochberg at 5% across system" in system_c
+    assert table.count("survives Benjamini-Hochberg at 5% across system") == family["surviving"]
+    assert "breakdowns" not in run_json(str(path), "--llm", "llm")

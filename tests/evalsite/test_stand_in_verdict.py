@@ -364,3 +364,33 @@ def test_an_llm_that_should_fail_rarely_passes_the_pooled_alt_test() -> None:
     )
     # The item-by-item test is fooled by the clustering: this test sees the difference.
     assert unclustered > 0.05 > rate, f"item by item {by_item} of {campaigns} passed"
+
+
+def test_the_table_prints_each_verdict_and_the_whole_files(tmp_path: Path) -> None:
+    # The constant "yes" passes the alt-test: the table must not leave "passed" as its word.
+    good = campaign(5, "person").assign(dimension="clear")
+    bad = campaign(3, "constant yes").assign(dimension="kind")
+    path = tmp_path / "scores.csv"
+    pd.concat([good, bad]).to_csv(path, index=False)
+    out = io.StringIO()
+    call_command(
+        "agreement",
+        str(path),
+        "--llm",
+        "llm",
+        "--level",
+        "nominal",
+        "--format",
+        "table",
+        stdout=out,
+    )
+    text = out.getvalue()
+    kind = text[text.index("dimension: kind") :]
+    assert "alt-test (epsilon 0.15, accuracy): passed" in kind
+    assert "  verdict: The LLM cannot stand in for people: " in kind
+    assert "it gives the same answer to every item" in kind.split("\n  verdict: ")[1]
+    clear = text[text.index("dimension: clear") : text.index("dimension: kind")]
+    assert "  verdict: The LLM can stand in for people: " in clear
+    whole = text.strip().splitlines()[-1]
+    assert whole.startswith("whole file: The LLM cannot stand in for people: ")
+    assert "it gives the same answer to every item" in whole

@@ -3,18 +3,22 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import numpy as np
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.template.loader import render_to_string
 from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
 from evalsite import jobs
+from evalsite.fidelity.common import RESPONDERS, entropy_measures
 from evalsite.models import Job
 from fidelity.demo import DEMO_STUDY, seed
 from fidelity.models import Simulator, Study
+from fidelity.pages import ShownRow, _shown_cell
 from fidelity.prompts import PromptCounts, make_prompts
-from fidelity.report import study_report
+from fidelity.report import Cell, study_report
 from tests.conftest import logged_in, make_user
 
 PAGES = ("fidelity:study", "fidelity:report", "fidelity:report_csv", "fidelity:report_xlsx")
@@ -119,6 +123,8 @@ def test_the_demo_study_shows_a_report_with_people_first(coordinator_client: Cli
     assert 'class="table differences"' in text and "±0.5" in text
     assert "At the simulator&#x27;s" in text or "At people&#x27;s" in text
     assert "Table 2, IMDB" in text
+    # The demo's mentions cover their films well: no low-coverage note.
+    assert 'class="warning low-coverage"' not in text
     requests = next(task for task in study_report(study) if task.task == "rec_request")
     assert all(row.cell("embedding_diversity").value is not None for row in requests.rows)
     demo_llm = study.simulators.first()
@@ -151,3 +157,23 @@ def test_the_report_shows_each_alt_test_s_winning_rate_and_table_3_s_lines(
     assert "gpt-4, DI+PP: Pearson r (rating, yes-rate) = 0.75 (Table 3, frequent)" in frequent
     infrequent = section[section.index("Infrequent items") :]
     assert "gpt-4, DI: Pearson r (rating, yes-rate) = 0.53 (Table 3, infrequent)" in infrequent
+
+
+def test_a_low_sample_coverage_is_said_under_the_chao_shen_value() -> None:
+    # Three responders naming films 2, 1, 1 times: coverage 0.5, far below 0.8.
+    counts = np.array([[2.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    _, chao_shen = entropy_measures(counts, unit=RESPONDERS, resamples=0)
+    for language, words in (
+        ("en", "the sample coverage 1 − f1/n is 0.50, below 0.8"),
+        ("zh-hans", "样本覆盖率 1 − f1/n 为 0.50，低于 0.8"),
+    ):
+        with translation.override(language):
+            cell = _shown_cell(
+                Cell("entropy_cs_bits", chao_shen.value, chao_shen.ci, chao_shen.notes)
+            )
+            html = render_to_string(
+                "fidelity/_measures.html",
+                {"rows": [ShownRow("sim DI", False, 4, [cell])], "headers": ["H"]},
+            )
+        note = html[html.index('class="warning low-coverage"') :].split("</small>")[0]
+        assert words in note

@@ -508,6 +508,15 @@ def test_it_counts_exact_matches_between_simulated_and_human_verdicts() -> None:
     result = agreement_between_sources(source_campaign())["completed"]
 
     assert result.exact_agreement == pytest.approx(0.5)
+    # Its chance levels: 1/2 on a two-point scale; from the shares over the 6 comparisons,
+    # simulated 1 in 4 (flight, train) and 0 in 2, humans 1 in 3 and 0 in 3: 4/6·3/6 + 2/6·3/6.
+    assert result.exact_agreement_chance_uniform == pytest.approx(0.5)
+    assert result.exact_agreement_chance_marginals == pytest.approx(0.5)
+    # Sa on five points: simulated 2, −1, 0 (each in 2 of 6 comparisons) against humans
+    # 2, 1, 0, −1, −2, −2: 3 · (1/3 · 1/6) = 1/6.
+    satisfaction = agreement_between_sources(source_campaign())["satisfaction"]
+    assert satisfaction.exact_agreement_chance_uniform == pytest.approx(1 / 5)
+    assert satisfaction.exact_agreement_chance_marginals == pytest.approx(1 / 6)
 
 
 def test_it_gives_no_correlation_on_too_few_shared_pairs() -> None:

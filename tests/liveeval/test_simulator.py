@@ -482,7 +482,11 @@ def test_the_leaderboard_sets_simulated_judges_beside_human_ones(
     agreement = page[page.index('id="source-agreement"') :]
     # One shared (task, system) pair: C agrees (both 0), Sa does not (−1 against 1).
     assert "<td>task completion</td><td>1</td>" in agreement
-    assert "<td>1.000</td>" in agreement and "<td>0.000</td>" in agreement
+    assert '<td class="exact">1.000<br>' in agreement
+    assert '<td class="exact">0.000<br>' in agreement
+    # Each beside its chance levels: C's 1.000 is what two sources that always answer 0 get.
+    assert "by chance: 0.500 uniform on the scale, 1.000 from the observed ratings" in agreement
+    assert "by chance: 0.200 uniform on the scale, 0.000 from the observed ratings" in agreement
     # One pair is far from the 30 per judge the alternative annotator test needs.
     verdict = page[page.index('id="source-verdict"') : page.index('id="source-agreement"')]
     assert "There is no verdict on whether simulated users can stand in" in verdict

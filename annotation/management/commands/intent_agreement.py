@@ -26,4 +26,8 @@ class Command(BaseCommand):
         campaign = named_or_numbered(Campaign.objects.all(), options["campaign"], "campaign")
         track = named_or_numbered(Track.objects.all(), options["track"], "intent track")
         result = intent_agreement(campaign, track)
-        self.stdout.write(json.dumps(asdict(result), ensure_ascii=False))
+        found = asdict(result)
+        # The verdict as the agreement command gives it: stands_in, its checks and its sentence.
+        for row, labeller in zip(found["llm"], result.llm, strict=True):
+            row["verdict"] = None if labeller.verdict is None else labeller.verdict.as_json()
+        self.stdout.write(json.dumps(found, ensure_ascii=False))

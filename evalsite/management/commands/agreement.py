@@ -13,6 +13,7 @@ from evalsite.agreement.alt_test import DEFAULT_EPSILON, AltTestResult
 from evalsite.agreement.common import DEFAULT_RESAMPLES, DEFAULT_SEED, LEVELS, InputError, Interval
 from evalsite.agreement.engine import agreement_blocks, report_json
 from evalsite.agreement.long_csv import read_long_csv
+from evalsite.agreement.multiplicity import Family, family
 from evalsite.agreement.results import AgreementBlock
 
 # Rows of the table format: (label, the value, its CI or None).
@@ -130,6 +131,23 @@ def _alt_test_lines(alt: AltTestResult | None) -> list[str]:
     return lines
 
 
+def _verdict_text(block: AgreementBlock) -> str:
+    """The one rule's sentence: the alt-test's outcome alone is not the verdict."""
+    if block.verdict is not None:
+        return str(block.verdict.sentence)
+    return f"none: {block.verdict_withheld or 'no LLM'}"
+
+
+def _whole_file_lines(blocks: dict[str, AgreementBlock]) -> list[str]:
+    """The verdict over the whole file, as the JSON's top-level ``verdict`` gives it."""
+    report = report_json(blocks)
+    if report["verdict"] is not None:
+        return [f"whole file: {report['verdict']['sentence']}"]
+    if report["verdict_withheld"] is not None:
+        return [f"whole file: no verdict: {report['verdict_withheld']}"]
+    return []
+
+
 def _table_block(title: str, block: AgreementBlock) -> list[str]:
     lines = [
         title,
@@ -138,6 +156,7 @@ def _table_block(title: str, block: AgreementBlock) -> list[str]:
     ]
     if block.llm is not None:
         lines.extend(_alt_test_lines(block.alt_test))
+        lines.append(f"  verdict: {_verdict_text(block)}")
     for label, value_of, ci_of in TABLE_ROWS:
         value = _number(value_of(block))
         interval = ci_of(block) if ci_of else None
@@ -156,16 +175,33 @@ def _table_block(title: str, block: AgreementBlock) -> list[str]:
     return lines
 
 
+def _family_line(name: str, column: str, found: Family) -> str:
+    """How many intervals a breakdown prints, and how many of its r survive the correction."""
+    return (
+        f"breakdown of {name} by {column}: {len(found.survives)} groups, {found.intervals} 95% "
+        "intervals (with so many, some exclude 0 by chance alone); Pearson r survives a "
+        f"Benjamini-Hochberg correction at 5% in {found.surviving} of the {found.tested} groups "
+        "with a p-value"
+    )
+
+
 def format_table(blocks: dict[str, AgreementBlock]) -> str:
     """The blocks as plain text: one section per dimension and per breakdown group."""
     lines: list[str] = []
     for name, block in blocks.items():
         lines.extend(_table_block(f"dimension: {name}", block))
         for column, groups in (block.by or {}).items():
-            for value, group in groups.items():
+            found = family(list(groups.values()))
+            lines.append("")
+            lines.append(_family_line(name, column, found))
+            for (value, group), survives in zip(groups.items(), found.survives, strict=True):
                 lines.append("")
                 lines.extend(_table_block(f"dimension: {name} / {column} = {value}", group))
+                if survives is not None:
+                    mark = "survives" if survives else "does not survive"
+                    lines.append(f"  Pearson r {mark} Benjamini-Hochberg at 5% across {column}")
         lines.append("")
+    lines.extend(_whole_file_lines(blocks))
     return "\n".join(lines).rstrip() + "\n"
 
 

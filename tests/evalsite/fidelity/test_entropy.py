@@ -8,12 +8,14 @@ import numpy as np
 import pytest
 
 from evalsite.fidelity.common import (
+    LOW_COVERAGE,
     RESPONDERS,
     chao_shen_bits,
     entropy_at_count,
     entropy_bits,
     entropy_measures,
     measured,
+    sample_coverage,
 )
 
 
@@ -105,3 +107,37 @@ def test_a_percentile_interval_that_would_miss_its_value_is_withheld() -> None:
         resamples=50,
     )
     assert steady.ci is not None and steady.ci[0] <= steady.value <= steady.ci[1]  # type: ignore[operator]
+
+
+def test_a_low_sample_coverage_puts_a_note_on_the_chao_shen_entropy() -> None:
+    # Counts 2, 1, 1 over three responders: C = 1 - 2/4 = 0.5, below 0.8.
+    counts = np.array([[2.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    assert sample_coverage(counts.sum(axis=0)) == pytest.approx(0.5)
+    _, chao_shen = entropy_measures(counts, unit=RESPONDERS, resamples=0)
+    (note,) = chao_shen.notes
+    assert note.startswith("the sample coverage 1 − f1/n is 0.50, below 0.8")
+    # 5 and 5: nothing seen once, C = 1, no note.
+    _, full = entropy_measures(np.array([[5.0, 0.0], [0.0, 5.0]]), unit=RESPONDERS, resamples=0)
+    assert full.notes == ()
+
+
+@pytest.mark.parametrize(
+    ("exponent", "responders", "noted"),
+    # docs/fidelity.md's table: Zipf 1.0 at 1,500 mentions (C ≈ 0.73, interval coverage 0.12)
+    # gets the note; Zipf 1.1 at 3,000 mentions (C ≈ 0.84, coverage 0.975) does not.
+    [(1.0, 150, True), (1.1, 300, False)],
+)
+def test_the_note_marks_the_settings_where_the_interval_undercovers(
+    exponent: float, responders: int, noted: bool
+) -> None:
+    generator = np.random.default_rng(5)
+    catalogue, mentions = 3000, 10
+    weights = 1 / np.arange(1, catalogue + 1) ** exponent
+    drawn = generator.choice(catalogue, size=(responders, mentions), p=weights / weights.sum())
+    counts = np.zeros((responders, catalogue))
+    np.add.at(counts, (np.repeat(np.arange(responders), mentions), drawn.ravel()), 1.0)
+    counts = counts[:, counts.sum(axis=0) > 0]
+    _, chao_shen = entropy_measures(counts, unit=RESPONDERS)
+    assert (sample_coverage(counts.sum(axis=0)) < LOW_COVERAGE) is noted
+    assert any(note.startswith("the sample coverage") for note in chao_shen.notes) is noted
+    assert chao_shen.ci is not None
