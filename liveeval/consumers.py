@@ -10,6 +10,7 @@ group, so all of them see every message.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -31,6 +32,9 @@ logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_LENGTH = 2000
 BUSY_POLL_S = 0.1
+# How long a frame for the other tabs is tried again while the channel layer fails.
+BROADCAST_RETRY_S = 60.0
+BROADCAST_RETRY_INTERVAL_S = 0.5
 
 
 def group_name(session_id: int) -> str:
@@ -56,6 +60,8 @@ class ChatConsumer(ClosedOnRevocation):
     view: chat.LiveView
     outbox: asyncio.Queue[str]
     sender: asyncio.Task[None] | None = None
+    broadcasts: asyncio.Queue[dict[str, Any] | None]
+    broadcaster: asyncio.Task[None] | None = None
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         # Channels closes stale database connections before every handler, one trip to the
@@ -87,13 +93,16 @@ class ChatConsumer(ClosedOnRevocation):
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.outbox = asyncio.Queue()
         self.sender = asyncio.create_task(self._send_queued())
+        self.broadcasts = asyncio.Queue()
+        self.broadcaster = asyncio.create_task(self._broadcast_queued())
 
     async def disconnect(self, code: int) -> None:
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-        # Messages already taken are still answered and stored: the judge sees them on return.
+        # Messages already taken are still answered and stored: the judge sees them on return,
+        # and the other tabs are still sent what this one was shown.
         if self.sender is not None:
             self.outbox.put_nowait("")
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         text = self._message_text(text_data)
@@ -115,6 +124,28 @@ class ChatConsumer(ClosedOnRevocation):
                 await self._exchange(text)
             except Exception:
                 logger.exception("session %s: a message could not be handled", self.session_id)
+        self.broadcasts.put_nowait(None)
+
+    async def _broadcast_queued(self) -> None:
+        """Send this tab's frames to the session's other tabs, in order, through the channel
+        layer. A layer that stalls or fails (Redis stopped, restarting) holds only them, never
+        this tab's next message; a failed send is tried again until the layer is back."""
+        while (event := await self.broadcasts.get()) is not None:
+            deadline = time.monotonic() + BROADCAST_RETRY_S
+            while True:
+                try:
+                    await self.channel_layer.group_send(self.group, event)
+                    break
+                except Exception:
+                    if time.monotonic() > deadline:
+                        logger.exception(
+                            "session %s: a frame reached no other tab", self.session_id
+                        )
+                        break
+                    logger.warning(
+                        "session %s: the channel layer failed; trying again", self.session_id
+                    )
+                    await asyncio.sleep(BROADCAST_RETRY_INTERVAL_S)
 
     async def _exchange(self, text: str) -> None:
         queued_since: float | None = None
@@ -155,12 +186,12 @@ class ChatConsumer(ClosedOnRevocation):
     async def _publish(
         self, messages: list[chat.ShownMessage], turns: int, *, replying: bool, ended: bool
     ) -> None:
-        """Render the frame once, in this page's language, and send it to every tab."""
+        """Render the frame once, in this page's language, and send it to every tab: to this
+        one at once, whatever the channel layer does, and to the others through the group."""
         html = chat.render_messages_frame(
             self.view, messages, turns, self.lang, replying=replying, ended=ended
         )
-        await self.channel_layer.group_send(
-            self.group,
+        self.broadcasts.put_nowait(
             {
                 "type": "chat.frame",
                 "html": {self.lang: html},
@@ -168,10 +199,17 @@ class ChatConsumer(ClosedOnRevocation):
                 "turns": turns,
                 "replying": replying,
                 "ended": ended,
-            },
+                "from": self.channel_name,
+            }
         )
+        with contextlib.suppress(Exception):  # this tab may have closed: it reads the history
+            await self.send(text_data=html)
+            if ended:
+                await self.close(code=ENDED_CLOSE_CODE)
 
     async def chat_frame(self, event: dict[str, Any]) -> None:
+        if event.get("from") == self.channel_name:
+            return  # this tab's own frame, sent to it directly
         html = event["html"].get(self.lang)
         if html is None:  # a tab in the other interface language renders its own copy
             html = chat.render_messages_frame(
