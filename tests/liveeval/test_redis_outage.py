@@ -1,12 +1,13 @@
-"""Redis stops answering for 5 s under two daphne processes while judges chat.
+"""Redis goes away for 5 s under two daphne processes while judges chat.
 
 A private ``redis-server`` on a free port carries the channel layer and the cache of two daphne
 processes (on one SQLite file). Judges chat with the reference system through both processes;
-Redis is then stopped (SIGSTOP: its connections stay open and go silent, the harder case for a
-client) for 5 s while each judge sends a message, and let go. Every message a judge saw shown
+Redis then goes away for 5 s while each judge sends a message: stopped (SIGSTOP: its connections
+stay open and go silent), or killed and started again on its port (connections refused, then
+a server that knows no subscription), and comes back. Every message a judge saw shown
 must be stored with a reply or a notice; every stored message must have one; each judge's page
 (reconnecting when its socket closed, as htmx's ws extension does) then shows the whole
-conversation, and a message sent after the outage is answered at once.
+conversation, and a message sent after the outage is answered within 10 s.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import signal
 import sqlite3
 import subprocess
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -52,29 +52,47 @@ for number in range(%(judges)d):
 """
 
 
-@contextlib.contextmanager
-def private_redis() -> Iterator[tuple[subprocess.Popen[bytes], int]]:
-    port = free_port()
-    options = ["--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-    redis = subprocess.Popen(
-        ["redis-server", *options],
-        stdout=subprocess.DEVNULL,
-    )
-    try:
+class PrivateRedis:
+    """A ``redis-server`` of the test's own on a free port, which the test may stop or restart."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.process = self._start()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        options = ["--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+        process = subprocess.Popen(
+            ["redis-server", *options, "--appendonly", "no"], stdout=subprocess.DEVNULL
+        )
         deadline = time.monotonic() + 10
-        while (
-            subprocess.run(
-                ["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True
-            ).stdout.strip()
-            != "PONG"
-        ):
+        while not self._answers():
             assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
-        yield redis, port
-    finally:
-        redis.send_signal(signal.SIGCONT)
-        redis.kill()
-        redis.wait(timeout=10)
+            time.sleep(0.02)
+        return process
+
+    def _answers(self) -> bool:
+        ping = ["redis-cli", "-p", str(self.port), "ping"]
+        return subprocess.run(ping, capture_output=True, text=True).stdout.strip() == "PONG"
+
+    def go_away(self, how: str) -> None:
+        """Stop answering: ``stop`` (SIGSTOP: connections open and silent) or ``restart``
+        (killed: connections refused until it is back, with no subscription left)."""
+        if how == "stop":
+            self.process.send_signal(signal.SIGSTOP)
+        else:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def come_back(self, how: str) -> None:
+        if how == "stop":
+            self.process.send_signal(signal.SIGCONT)
+        else:
+            self.process = self._start()
+
+    def close(self) -> None:
+        self.process.send_signal(signal.SIGCONT)
+        self.process.kill()
+        self.process.wait(timeout=10)
 
 
 class Tab:
@@ -121,7 +139,7 @@ def stored(database: TemporaryDatabase, session_id: int) -> list[tuple[str, str]
 
 
 async def _chat_through_the_outage(
-    servers: list[Daphne], sessions: list[tuple[int, str]], redis: subprocess.Popen[bytes]
+    servers: list[Daphne], sessions: list[tuple[int, str]], redis: PrivateRedis, how: str
 ) -> list[bool]:
     """Each judge has a tab on each server and types in the first; whether each judge's typing
     tab showed its message during the outage."""
@@ -132,7 +150,7 @@ async def _chat_through_the_outage(
         await tab.send("hello there")
     assert all(await asyncio.gather(*(tab.shows("hello there", within=10) for tab in other)))
 
-    redis.send_signal(signal.SIGSTOP)
+    redis.go_away(how)
     stopped = time.monotonic()
     for n, tab in enumerate(typing):
         await tab.send(f"during the outage {n}")
@@ -141,7 +159,7 @@ async def _chat_through_the_outage(
         *(tab.shows(f"during the outage {n}", within=3) for n, tab in enumerate(typing))
     )
     await asyncio.sleep(max(0.0, OUTAGE_S - (time.monotonic() - stopped)))
-    redis.send_signal(signal.SIGCONT)
+    redis.come_back(how)
 
     for tab in typing + other:
         await tab.reconnect_if_closed()
@@ -158,19 +176,28 @@ async def _chat_through_the_outage(
     return during
 
 
-def test_two_workers_lose_nothing_when_redis_stops_for_five_seconds() -> None:
-    with private_redis() as (redis, port), TemporaryDatabase(like="") as database:
-        env = database.env(REDIS_URL=f"redis://127.0.0.1:{port}/0")
-        database.manage("migrate", "--noinput", env=env)
-        lines = database.manage("shell", "-c", SETUP % {"judges": JUDGES}, env=env)
-        sessions = [
-            (int(pk), cookie) for pk, cookie in map(str.split, lines.splitlines()[-JUDGES:])
-        ]
-        with Daphne(env) as first, Daphne(env) as second, ThreadPoolExecutor(1) as pool:
-            during = pool.submit(
-                asyncio.run, _chat_through_the_outage([first, second], sessions, redis)
-            ).result()
-        stored_rows = [stored(database, session_id) for session_id, _ in sessions]
+@pytest.mark.parametrize("how", ["stop", "restart"])
+def test_two_workers_lose_nothing_when_redis_goes_away_for_five_seconds(how: str) -> None:
+    redis = PrivateRedis()
+    try:
+        with TemporaryDatabase(like="") as database:
+            env = database.env(REDIS_URL=f"redis://127.0.0.1:{redis.port}/0")
+            database.manage("migrate", "--noinput", env=env)
+            lines = database.manage("shell", "-c", SETUP % {"judges": JUDGES}, env=env)
+            sessions = [
+                (int(pk), cookie) for pk, cookie in map(str.split, lines.splitlines()[-JUDGES:])
+            ]
+            servers = [Daphne(env), Daphne(env)]
+            with contextlib.ExitStack() as stack, ThreadPoolExecutor(2) as pool:
+                # Both start at once: each takes seconds.
+                for server in pool.map(stack.enter_context, servers):
+                    assert server.process is not None
+                during = pool.submit(
+                    asyncio.run, _chat_through_the_outage(servers, sessions, redis, how)
+                ).result()
+            stored_rows = [stored(database, session_id) for session_id, _ in sessions]
+    finally:
+        redis.close()
     # The typing tab showed each message and its reply while Redis was stopped.
     assert during == [True] * JUDGES
     for n, rows in enumerate(stored_rows):
