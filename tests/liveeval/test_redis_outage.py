@@ -1,9 +1,11 @@
-"""Redis stops answering for 5 s under two daphne processes while judges chat.
+"""Redis goes away for 5 s under two daphne processes while judges chat.
 
 A private ``redis-server`` on a free port carries the channel layer and the cache of two daphne
 processes (on one SQLite file). Judges chat with the reference system through both processes;
-Redis is then stopped (SIGSTOP: its connections stay open and go silent) for 5 s while each
-judge sends a message, and let go. Every message a judge saw shown
+Redis then goes away for 5 s while each judge sends a message: stopped (SIGSTOP: its connections
+stay open and go silent), or killed and started again on its port (connections refused, then a
+server that knows no subscription: the sockets of each process are closed with 1012 once it has
+subscribed again, and the pages reconnect), and comes back. Every message a judge saw shown
 must be stored with a reply or a notice; every stored message must have one; each judge's page
 (reconnecting when its socket closed, as htmx's ws extension does) then shows the whole
 conversation, and a message sent after the outage is answered within 10 s.
@@ -28,6 +30,8 @@ from testing.servers import Daphne, TemporaryDatabase, free_port
 pytestmark = pytest.mark.processes
 
 JUDGES = 4
+# The close codes after which htmx's ws extension reconnects.
+RECONNECTING_CODES = {1006, 1011, 1012, 1013}
 OUTAGE_S = 5.0
 SETUP = """
 from django.conf import settings
@@ -52,7 +56,7 @@ for number in range(%(judges)d):
 
 
 class PrivateRedis:
-    """A ``redis-server`` of the test's own on a free port, which the test may pause."""
+    """A ``redis-server`` of the test's own on a free port, which the test may stop or restart."""
 
     def __init__(self) -> None:
         self.port = free_port()
@@ -73,12 +77,20 @@ class PrivateRedis:
         ping = ["redis-cli", "-p", str(self.port), "ping"]
         return subprocess.run(ping, capture_output=True, text=True).stdout.strip() == "PONG"
 
-    def pause(self) -> None:
-        """SIGSTOP: its connections stay open and go silent, the harder case for a client."""
-        self.process.send_signal(signal.SIGSTOP)
+    def go_away(self, how: str) -> None:
+        """Stop answering: ``stop`` (SIGSTOP: connections open and silent) or ``restart``
+        (killed: connections refused until it is back, with no subscription left)."""
+        if how == "stop":
+            self.process.send_signal(signal.SIGSTOP)
+        else:
+            self.process.kill()
+            self.process.wait(timeout=10)
 
-    def resume(self) -> None:
-        self.process.send_signal(signal.SIGCONT)
+    def come_back(self, how: str) -> None:
+        if how == "stop":
+            self.process.send_signal(signal.SIGCONT)
+        else:
+            self.process = self._start()
 
     def close(self) -> None:
         self.process.send_signal(signal.SIGCONT)
@@ -108,6 +120,23 @@ class Tab:
         with contextlib.suppress(websockets.ConnectionClosed):
             await self.socket.send(json.dumps({"message": text}))
 
+    async def reconnects(self, within: float) -> bool:
+        """Whether the socket is closed with a code the page reconnects after, within
+        ``within`` seconds; the page then reconnects."""
+        assert self.socket is not None
+        try:
+            async with asyncio.timeout(within):
+                async for frame in self.socket:
+                    self.shown += str(frame)
+        except TimeoutError:
+            return False
+        except websockets.ConnectionClosed:
+            pass
+        if self.socket.close_code not in RECONNECTING_CODES:
+            return False
+        await self.connect()
+        return True
+
     async def shows(self, *texts: str, within: float) -> bool:
         """Whether every one of ``texts`` is shown within ``within`` seconds."""
         assert self.socket is not None
@@ -115,8 +144,13 @@ class Tab:
         while not all(text in self.shown for text in texts):
             try:
                 frame = await asyncio.wait_for(self.socket.recv(), deadline - time.monotonic())
-            except (TimeoutError, websockets.ConnectionClosed):
+            except TimeoutError:
                 return False
+            except websockets.ConnectionClosed:
+                if self.socket.close_code not in RECONNECTING_CODES:
+                    return False
+                await self.connect()
+                continue
             self.shown += str(frame)
         return True
 
@@ -130,7 +164,7 @@ def stored(database: TemporaryDatabase, session_id: int) -> list[tuple[str, str]
 
 
 async def _chat_through_the_outage(
-    servers: list[Daphne], sessions: list[tuple[int, str]], redis: PrivateRedis
+    servers: list[Daphne], sessions: list[tuple[int, str]], redis: PrivateRedis, how: str
 ) -> list[bool]:
     """Each judge has a tab on each server and types in the first; whether each judge's typing
     tab showed its message during the outage."""
@@ -141,7 +175,7 @@ async def _chat_through_the_outage(
         await tab.send("hello there")
     assert all(await asyncio.gather(*(tab.shows("hello there", within=10) for tab in other)))
 
-    redis.pause()
+    redis.go_away(how)
     stopped = time.monotonic()
     for n, tab in enumerate(typing):
         await tab.send(f"during the outage {n}")
@@ -150,10 +184,13 @@ async def _chat_through_the_outage(
         *(tab.shows(f"during the outage {n}", within=3) for n, tab in enumerate(typing))
     )
     await asyncio.sleep(max(0.0, OUTAGE_S - (time.monotonic() - stopped)))
-    redis.resume()
+    redis.come_back(how)
 
     for tab in typing + other:
         await tab.reconnect_if_closed()
+    if how == "restart":
+        # Each process, subscribed again, closes its sockets for the pages to reconnect.
+        assert all(await asyncio.gather(*(tab.reconnects(within=10) for tab in typing + other)))
     for n, tab in enumerate(typing):
         await tab.send(f"after the outage {n}")
     expected = [(f"during the outage {n}", f"after the outage {n}") for n in range(JUDGES)]
@@ -167,7 +204,8 @@ async def _chat_through_the_outage(
     return during
 
 
-def test_two_workers_lose_nothing_when_redis_stops_for_five_seconds() -> None:
+@pytest.mark.parametrize("how", ["stop", "restart"])
+def test_two_workers_lose_nothing_when_redis_goes_away_for_five_seconds(how: str) -> None:
     redis = PrivateRedis()
     try:
         with TemporaryDatabase(like="") as database:
@@ -183,7 +221,7 @@ def test_two_workers_lose_nothing_when_redis_stops_for_five_seconds() -> None:
                 for server in pool.map(stack.enter_context, servers):
                     assert server.process is not None
                 during = pool.submit(
-                    asyncio.run, _chat_through_the_outage(servers, sessions, redis)
+                    asyncio.run, _chat_through_the_outage(servers, sessions, redis, how)
                 ).result()
             stored_rows = [stored(database, session_id) for session_id, _ in sessions]
     finally:
