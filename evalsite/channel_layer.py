@@ -7,6 +7,8 @@ in between is lost to its sockets. `ResubscribingPubSubLayer` is channels-redis'
 ``layer.resubscribed`` message in the queue of each socket of this process, after it has sent its
 subscriptions again. A consumer then sends its page what it may have missed, read from the
 database, which holds everything a frame ever showed (`liveeval.consumers.ChatConsumer`).
+(Closing the sockets for the pages to reconnect is not open to us: daphne sends no close code
+htmx's ws extension reconnects after.)
 
 It reaches into channels-redis 4's pub/sub module (the per-loop layer and its shard
 connection), whose structure the tests of the chat under a Redis restart hold.

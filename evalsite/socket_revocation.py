@@ -22,8 +22,6 @@ from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_save
 
 REVOKED_CODE = 4403
-# "Service restart": htmx's ws extension reconnects after it.
-RESUBSCRIBED_CODE = 1012
 
 
 def user_group(user_id: int) -> str:
@@ -61,10 +59,8 @@ class ClosedOnRevocation(AsyncWebsocketConsumer):
 
     async def layer_resubscribed(self, event: dict[str, Any]) -> None:
         """The channel layer lost Redis and subscribed again (`evalsite.channel_layer`): what
-        was published meanwhile, a revocation included, never reached this socket. It closes
-        with 1012 (service restart), which the page answers by reconnecting: the connect checks
-        run again, and the page is sent its whole state."""
-        await self.close(code=RESUBSCRIBED_CODE)
+        was published meanwhile never reached this socket. A consumer whose page cannot wait
+        for the next push sends its state again here; by default nothing is done."""
 
 
 # The fields whose change ends a user's open sockets, beside ``is_active``.

@@ -18,10 +18,11 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
+from django.contrib.auth import get_user_model
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from evalsite.socket_revocation import ClosedOnRevocation
+from evalsite.socket_revocation import REVOKED_CODE, ClosedOnRevocation
 from evalsite.storable_text import unstorable
 from liveeval import chat, recovery
 from liveeval.conversation import ConversationClosed, SystemBusy, exchange, ui_language
@@ -224,6 +225,16 @@ class ChatConsumer(ClosedOnRevocation):
         if event["ended"]:
             await self.close(code=ENDED_CLOSE_CODE)
 
+    async def layer_resubscribed(self, event: dict[str, Any]) -> None:
+        """Frames published while this process was not subscribed are lost: the access checks
+        run again (a revocation may have been among them), and the page is sent the whole
+        stored conversation."""
+        opened = await self._open(as_stored_now=True)
+        if opened is None:
+            await self.close(code=REVOKED_CODE)
+            return
+        await self.send(text_data=opened[1])
+
     async def chat_ended(self, event: dict[str, Any]) -> None:
         await self.send(text_data=await self._render("ended"))
         await self.close(code=ENDED_CLOSE_CODE)
@@ -256,12 +267,16 @@ class ChatConsumer(ClosedOnRevocation):
         return message.strip() if isinstance(message, str) else ""
 
     @database_sync_to_async
-    def _open(self) -> tuple[ChatSession, str] | None:
+    def _open(self, *, as_stored_now: bool = False) -> tuple[ChatSession, str] | None:
         """The judge's own started session and its history frame, in one trip to the database.
 
         Any claim left by a dead process is released first, so the history shows its notice.
+        ``as_stored_now`` checks the judge's account as it is stored now, not as it was when
+        the socket opened.
         """
         user = self.scope.get("user")
+        if as_stored_now and user is not None and user.is_authenticated:
+            user = get_user_model().objects.filter(pk=user.pk, is_active=True).first()
         recovery.release_if_stale(self.session_id)
         recovery.release_all_stale()
         session = self._session()
