@@ -244,6 +244,7 @@ class ImportTranscriptsForm(forms.Form):
         required=False,
         label=_("Personas (Concept4CRS only)"),
         help_text=_("CONCEPT's personas.csv, for each transcript's emotion and age group."),
+        validators=[within_upload_limit],
     )
     dedupe_cells = forms.BooleanField(
         required=False,

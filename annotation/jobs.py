@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.urls import reverse
 from django.utils.text import get_valid_filename
@@ -30,6 +31,7 @@ from evalsite.agreement.phrases import Phrase
 from evalsite.job_descriptions import JobDescription, JobLink, count, seconds
 from evalsite.jobs import JobContext, JobError, job_kind
 from evalsite.models import Job
+from evalsite.upload_limit import is_disk_full, no_room_error
 
 UPLOAD_ROOT = Path(tempfile.gettempdir()) / "evalsite-uploads"
 # Problems beyond this many are summarised, so that a broken file does not flood the job.
@@ -37,14 +39,37 @@ PROBLEMS_SHOWN = 20
 
 
 def store_upload(upload: UploadedFile) -> Path:
-    """Save an uploaded file under its own name in a fresh folder; imports name it in messages."""
+    """Save an uploaded file under its own name in a fresh folder; imports name it in messages.
+
+    When the disk is full, the folder and what was written of the file are removed, and the
+    form error ``no_room`` is raised: no file cut short is ever left for an import to read.
+    """
     folder = UPLOAD_ROOT / uuid.uuid4().hex
-    folder.mkdir(parents=True)
-    target = folder / get_valid_filename(Path(upload.name or "upload").name)
-    with target.open("wb") as handle:
-        for chunk in upload.chunks():
-            handle.write(chunk)
+    try:
+        folder.mkdir(parents=True)
+        target = folder / get_valid_filename(Path(upload.name or "upload").name)
+        with target.open("wb") as handle:
+            for chunk in upload.chunks():
+                handle.write(chunk)
+    except OSError as error:
+        shutil.rmtree(folder, ignore_errors=True)
+        if is_disk_full(error):
+            raise no_room_error() from error
+        raise
     return target
+
+
+def store_uploads(*uploads: UploadedFile | None) -> list[Path | None]:
+    """`store_upload` for each upload given (None for those not given); all or none are kept."""
+    stored: list[Path | None] = []
+    try:
+        for upload in uploads:
+            stored.append(None if upload is None else store_upload(upload))
+    except ValidationError:
+        for path in stored:
+            discard_upload(str(path) if path else None)
+        raise
+    return stored
 
 
 def discard_upload(path: str | None) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.db.models import F, Prefetch
 from django.http import HttpRequest, HttpResponse
@@ -24,7 +24,7 @@ from annotation import progress, queue
 from annotation.alignment.adjudication import is_adjudicator
 from annotation.forms import AnswerForm, ImportScoresForm, ImportTranscriptsForm
 from annotation.imports.formats import guess_format
-from annotation.jobs import store_upload
+from annotation.jobs import store_upload, store_uploads
 from annotation.models import Assignment, Campaign, Dimension, Level, Transcript
 from evalsite import jobs, live_changes
 from evalsite.archive import CampaignArchived
@@ -375,15 +375,21 @@ def import_transcripts(request: HttpRequest) -> HttpResponse:
     initial = {"campaign": request.GET.get("campaign")}
     form = ImportTranscriptsForm(request.POST or None, request.FILES or None, initial=initial)
     if request.method == "POST" and form.is_valid():
-        personas = form.cleaned_data.get("personas")
+        try:
+            path, personas = store_uploads(
+                form.cleaned_data["file"], form.cleaned_data.get("personas")
+            )
+        except ValidationError as no_room:
+            form.add_error("file", no_room)
+            return _render_imports(request, transcripts_form=form)
         return _start_import(
             request,
             "annotation.import_transcripts",
             {
-                "path": str(store_upload(form.cleaned_data["file"])),
+                "path": str(path),
                 "campaign": form.campaign_name,
                 "format": form.cleaned_data["format"],
-                "personas": str(store_upload(personas)) if personas else None,
+                "personas": str(personas) if personas else None,
                 "dedupe_cells": form.cleaned_data["dedupe_cells"],
                 "on_annotated": form.cleaned_data["on_annotated"],
                 "annotations_per_item": form.cleaned_data.get("annotations_per_item"),
@@ -397,7 +403,11 @@ def import_transcripts(request: HttpRequest) -> HttpResponse:
 def import_scores(request: HttpRequest) -> HttpResponse:
     form = ImportScoresForm(request.POST or None, request.FILES or None, prefix=SCORES_PREFIX)
     if request.method == "POST" and form.is_valid():
-        path = store_upload(form.cleaned_data["file"])
+        try:
+            path = store_upload(form.cleaned_data["file"])
+        except ValidationError as no_room:
+            form.add_error("file", no_room)
+            return _render_imports(request, scores_form=form)
         return _start_import(
             request,
             "annotation.import_llm_scores",

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 
-from django.core.asgi import get_asgi_application
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
-django_asgi_app = get_asgi_application()
 
-from evalsite import server  # noqa: E402
+from evalsite import server
+
+django_asgi_app = server.django_application()
 
 # Daphne imports this module before it starts listening, so its requests are bounded ones.
 server.install()

@@ -215,7 +215,7 @@ if REDIS_URL:
     if CHANNEL_LAYER == "pubsub":
         CHANNEL_LAYERS = {
             "default": {
-                "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                "BACKEND": "evalsite.channel_layer.ResubscribingPubSubLayer",
                 "CONFIG": {"hosts": [REDIS_URL], "prefix": INSTANCE_PREFIX},
             }
         }

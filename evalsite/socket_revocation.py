@@ -57,6 +57,11 @@ class ClosedOnRevocation(AsyncWebsocketConsumer):
     async def user_revoked(self, event: dict[str, Any]) -> None:
         await self.close(code=REVOKED_CODE)
 
+    async def layer_resubscribed(self, event: dict[str, Any]) -> None:
+        """The channel layer lost Redis and subscribed again (`evalsite.channel_layer`): what
+        was published meanwhile never reached this socket. A consumer whose page cannot wait
+        for the next push sends its state again here; by default nothing is done."""
+
 
 # The fields whose change ends a user's open sockets, beside ``is_active``.
 _WATCHED = ("password", "is_staff", "is_superuser")

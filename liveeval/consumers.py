@@ -19,6 +19,7 @@ its connect timeout), so retries do not pile work up.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -26,10 +27,11 @@ from typing import Any, NamedTuple
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
+from django.contrib.auth import get_user_model
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from evalsite.socket_revocation import ClosedOnRevocation
+from evalsite.socket_revocation import REVOKED_CODE, ClosedOnRevocation
 from evalsite.storable_text import unstorable
 from liveeval import chat, overload, recovery
 from liveeval.conversation import (
@@ -47,6 +49,9 @@ logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_LENGTH = 2000
 BUSY_POLL_S = 0.1
+# How long a frame for the other tabs is tried again while the channel layer fails.
+BROADCAST_RETRY_S = 60.0
+BROADCAST_RETRY_INTERVAL_S = 0.5
 
 
 def group_name(session_id: int) -> str:
@@ -90,6 +95,8 @@ class ChatConsumer(ClosedOnRevocation):
     view: chat.LiveView
     outbox: asyncio.Queue[Queued | None]
     sender: asyncio.Task[None] | None = None
+    broadcasts: asyncio.Queue[dict[str, Any] | None]
+    broadcaster: asyncio.Task[None] | None = None
     hung_up = False
     """Whether the client has gone: seen as soon as it happens, even while a handler runs."""
     taking: Queued | None = None
@@ -145,13 +152,16 @@ class ChatConsumer(ClosedOnRevocation):
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.outbox = asyncio.Queue()
         self.sender = asyncio.create_task(self._send_queued())
+        self.broadcasts = asyncio.Queue()
+        self.broadcaster = asyncio.create_task(self._broadcast_queued())
 
     async def disconnect(self, code: int) -> None:
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-        # Messages already taken are still answered and stored: the judge sees them on return.
+        # Messages already taken are still answered and stored: the judge sees them on return,
+        # and the other tabs are still sent what this one was shown.
         if self.sender is not None:
             self.outbox.put_nowait(None)
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         queued = self._queued(text_data)
@@ -180,6 +190,28 @@ class ChatConsumer(ClosedOnRevocation):
                 logger.exception("session %s: a message could not be handled", self.session_id)
             if self.taking is not None:  # never stored: the page gives the text back
                 await self._acknowledge(self.taking, REFUSED)
+        self.broadcasts.put_nowait(None)
+
+    async def _broadcast_queued(self) -> None:
+        """Send this tab's frames to the session's other tabs, in order, through the channel
+        layer. A layer that stalls or fails (Redis stopped, restarting) holds only them, never
+        this tab's next message; a failed send is tried again until the layer is back."""
+        while (event := await self.broadcasts.get()) is not None:
+            deadline = time.monotonic() + BROADCAST_RETRY_S
+            while True:
+                try:
+                    await self.channel_layer.group_send(self.group, event)
+                    break
+                except Exception:
+                    if time.monotonic() > deadline:
+                        logger.exception(
+                            "session %s: a frame reached no other tab", self.session_id
+                        )
+                        break
+                    logger.warning(
+                        "session %s: the channel layer failed; trying again", self.session_id
+                    )
+                    await asyncio.sleep(BROADCAST_RETRY_INTERVAL_S)
 
     async def _acknowledge(self, queued: Queued | None, outcome: str) -> None:
         if queued is self.taking:
@@ -288,12 +320,12 @@ class ChatConsumer(ClosedOnRevocation):
         ended: bool,
         alert: str = "",
     ) -> None:
-        """Render the frame once, in this page's language, and send it to every tab."""
+        """Render the frame once, in this page's language, and send it to every tab: to this
+        one at once, whatever the channel layer does, and to the others through the group."""
         html = chat.render_messages_frame(
             self.view, messages, turns, self.lang, replying=replying, ended=ended, alert=alert
         )
-        await self.channel_layer.group_send(
-            self.group,
+        self.broadcasts.put_nowait(
             {
                 "type": "chat.frame",
                 "html": {self.lang: html},
@@ -302,10 +334,17 @@ class ChatConsumer(ClosedOnRevocation):
                 "replying": replying,
                 "ended": ended,
                 "alert": alert,
+                "from": self.channel_name,
             },
         )
+        with contextlib.suppress(Exception):  # this tab may have closed: it reads the history
+            await self.send(text_data=html)
+            if ended:
+                await self.close(code=ENDED_CLOSE_CODE)
 
     async def chat_frame(self, event: dict[str, Any]) -> None:
+        if event.get("from") == self.channel_name:
+            return  # this tab's own frame, sent to it directly
         html = event["html"].get(self.lang)
         if html is None:  # a tab in the other interface language renders its own copy
             html = chat.render_messages_frame(
@@ -320,6 +359,16 @@ class ChatConsumer(ClosedOnRevocation):
         await self.send(text_data=html)
         if event["ended"]:
             await self.close(code=ENDED_CLOSE_CODE)
+
+    async def layer_resubscribed(self, event: dict[str, Any]) -> None:
+        """Frames published while this process was not subscribed are lost: the access checks
+        run again (a revocation may have been among them), and the page is sent the whole
+        stored conversation."""
+        opened = await self._open(as_stored_now=True)
+        if opened is None:
+            await self.close(code=REVOKED_CODE)
+            return
+        await self.send(text_data=opened[1])
 
     async def chat_ended(self, event: dict[str, Any]) -> None:
         await self.send(text_data=await self._render("ended"))
@@ -363,17 +412,20 @@ class ChatConsumer(ClosedOnRevocation):
         return Queued(text, number if number is not None and number < 2**31 else None)
 
     @database_sync_to_async
-    def _open(self) -> tuple[ChatSession, str] | None:
+    def _open(self, *, as_stored_now: bool = False) -> tuple[ChatSession, str] | None:
         """The judge's own started session and its history frame, in one trip to the database.
 
         Nothing is done for a client that has already gone; the heavy part (releasing stale
         claims, rendering the history) waits until the permission check has passed and the
         client is seen to be still there. Any claim left by a dead process is released before
-        the history is rendered, so the history shows its notice.
+        the history is rendered, so the history shows its notice. ``as_stored_now`` checks the
+        judge's account as it is stored now, not as it was when the socket opened.
         """
         if self.hung_up:
             return None
         user = self.scope.get("user")
+        if as_stored_now and user is not None and user.is_authenticated:
+            user = get_user_model().objects.filter(pk=user.pk, is_active=True).first()
         session = self._session()
         if session is None or not chat.may_chat(user, session):
             return None

@@ -19,7 +19,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.utils.translation import gettext as _
 
-from evalsite.upload_limit import size_text
+from evalsite.upload_limit import refuse_incomplete, size_text
 
 CHUNK = 64 * 1024
 BOM = codecs.BOM_UTF8
@@ -104,7 +104,9 @@ def file_too_large(path: Path) -> str | None:
 
 
 def within_upload_limit(upload: UploadedFile) -> None:
-    """A form validator: the upload is at most ``IMPORT_MAX_UPLOAD_BYTES``."""
+    """A form validator: the upload is at most ``IMPORT_MAX_UPLOAD_BYTES``, and the disk had
+    room to keep it whole."""
+    refuse_incomplete(upload)
     limit = upload_limit()
     if upload.size is not None and upload.size > limit:
         raise ValidationError(

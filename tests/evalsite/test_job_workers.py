@@ -6,17 +6,20 @@ the suite runs on) with the database queue, and kills one with SIGKILL while it 
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from urllib.parse import quote
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test import override_settings
 
 from annotation.imports.rows import import_rows
+from annotation.jobs import store_upload
 from annotation.llm_evaluator.job import create_scoring_job
-from annotation.models import Campaign
+from annotation.models import Campaign, Transcript
 from evalsite import jobs
 from evalsite.models import Job, JobPart
 from testing.llm_run import RequestLog, WorkerProcess, run_on_workers, transcript, worker_env
@@ -120,3 +123,37 @@ def test_an_llm_run_on_two_workers_with_one_killed_asks_nothing_twice_and_loses_
     assert figures.duplicate_requests == 0
     assert figures.lost_items == 0
     assert figures.requests == count + figures.resent_in_flight
+
+
+@DATABASE_QUEUE
+def test_an_import_whose_worker_is_killed_midway_is_finished_by_another_worker(
+    two_workers: list[WorkerProcess],
+) -> None:
+    count = 4000
+    upload = SimpleUploadedFile(
+        "big.jsonl", "".join(json.dumps(transcript(n)) + "\n" for n in range(count)).encode()
+    )
+    path = store_upload(upload)
+    job = jobs.create(
+        "annotation.import_transcripts",
+        {"path": str(path), "campaign": "Killed import", "format": "jsonl", "uploaded": True},
+    )
+    jobs.start(job)
+    # Killed while it checks lines, a quarter of the way through the file.
+    wait_for(job, lambda job: job.status == Job.Status.RUNNING and job.done >= count // 4)
+    victim = next(worker for worker in two_workers if job.worker.endswith(f":{worker.pid}"))
+    victim.kill()
+    assert not Transcript.objects.filter(campaign__name="Killed import").exists()
+
+    wait_for(job, lambda job: job.status in {Job.Status.DONE, Job.Status.FAILED})
+
+    assert job.status == Job.Status.DONE, job.errors
+    assert job.attempts == 2 and not job.worker.endswith(f":{victim.pid}")
+    assert (job.result["transcripts"], job.result["updated"]) == (count, 0)
+    stored = list(
+        Transcript.objects.filter(campaign__name="Killed import").values_list(
+            "external_id", flat=True
+        )
+    )
+    assert sorted(stored) == [f"bench-{n:05d}" for n in range(count)]  # none lost, none twice
+    assert not path.parent.exists()  # the upload is gone once imported

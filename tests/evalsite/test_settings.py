@@ -101,7 +101,7 @@ def test_redis_url_switches_the_channel_layer_and_secret_key_allows_debug_off() 
     )
     assert result.returncode == 0, result.stderr
     values = json.loads(result.stdout)
-    assert values["layer"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
+    assert values["layer"] == "evalsite.channel_layer.ResubscribingPubSubLayer"
     assert values["engine"] == "django.db.backends.postgresql"
     assert values["hosts"] == ["eval.example.org"]
 
@@ -109,7 +109,7 @@ def test_redis_url_switches_the_channel_layer_and_secret_key_allows_debug_off() 
 @pytest.mark.parametrize(
     ("choice", "layer"),
     [
-        ("pubsub", "channels_redis.pubsub.RedisPubSubChannelLayer"),
+        ("pubsub", "evalsite.channel_layer.ResubscribingPubSubLayer"),
         ("lists", "channels_redis.core.RedisChannelLayer"),
         ("kafka", None),
     ],

@@ -449,3 +449,34 @@ async def test_a_tab_left_open_is_shown_the_notice_when_a_dead_claim_is_released
     assert 'hx-swap-oob="innerHTML"' in frame and ">lost?<" in frame
     await surviving.disconnect()
     await returning.disconnect()
+
+
+async def test_a_layer_subscribed_again_sends_the_whole_conversation_or_closes(
+    judge: User,
+) -> None:
+    # What a process's sockets are told once it has subscribed to Redis again: frames
+    # published meanwhile were lost, so the page is sent everything stored.
+    from channels.layers import get_channel_layer
+
+    from liveeval.consumers import group_name
+
+    session = await echo_session(judge)
+    connected, communicator = await connect(judge, session)
+    assert connected
+    await communicator.receive_from(timeout=10)  # the history
+    await database_sync_to_async(Message.objects.create)(
+        session=session, position=1, role="user", text="published while away"
+    )
+    layer = get_channel_layer()
+    await layer.group_send(group_name(session.pk), {"type": "layer.resubscribed"})
+    frame = await communicator.receive_from(timeout=10)
+    assert 'id="chat-log" hx-swap-oob="innerHTML"' in frame and "published while away" in frame
+
+    # A revocation published meanwhile was lost too: access is checked again.
+    await database_sync_to_async(User.objects.filter(pk=judge.pk).update)(is_active=False)
+    await layer.group_send(group_name(session.pk), {"type": "layer.resubscribed"})
+    assert await communicator.receive_output(timeout=10) == {
+        "type": "websocket.close",
+        "code": 4403,
+    }
+    await communicator.disconnect()
