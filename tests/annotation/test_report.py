@@ -417,11 +417,8 @@ def test_the_verdict_states_the_alt_test_and_alpha_llm_human_beside_human_human(
         "pooled_dimensions": ["a", "b", "c"],
         "dimensions": [{"key": key, "name_en": key, "name_zh": key} for key in "abc"],
     }
-    evaluation = {
-        "evaluator": "gpt-4o",
-        "pooled": block,
-        "dimensions": {key: block for key in "abc"},
-    }
+    by_key: dict[str, dict[str, Any]] = {key: block for key in "abc"}
+    evaluation = {"evaluator": "gpt-4o", "pooled": block, "dimensions": by_key}
     # Never from α with the LLM as one more rater (0.93).
     assert report_verdict.verdict(result, evaluation) == (
         "The LLM evaluator gpt-4o agrees with people well enough to stand in for a human "
@@ -433,7 +430,7 @@ def test_the_verdict_states_the_alt_test_and_alpha_llm_human_beside_human_human(
         "0.78 [0.70, 0.85] between humans."
     )
     # One dimension that answers one value keeps the headline from saying "stands in".
-    evaluation["dimensions"]["c"] = {**block, "llm_distinct_answers": 1}
+    by_key["c"] = {**block, "llm_distinct_answers": 1}
     assert report_verdict.verdict(result, evaluation).startswith(
         "The LLM evaluator gpt-4o cannot stand in for a human annotator over this campaign: it "
         "passes the rule over 3 dimensions pooled, but fails it on its own on c (see below)."
@@ -835,8 +832,8 @@ def test_a_breakdown_table_counts_its_intervals_and_marks_what_survives_bh(
     assert shown is not None and int(shown.group(1)) == table.count("[") > 9
     # The Per system export carries the same marks and count, as data and as a note.
     result = cache.run_report(campaign, resamples=100).result
-    text = exports.csv_bytes(campaign, result, "per-system").decode("utf-8-sig")
-    rows = list(csv.DictReader(io.StringIO(text)))
+    exported = exports.csv_bytes(campaign, result, "per-system").decode("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(exported)))
     assert len(rows) == 9 and {row["survives_bh"] for row in rows} == {"True"}
     note = rows[0]["notes_label"]
     assert f"which shows {shown.group(1)} 95% intervals" in note
