@@ -95,6 +95,12 @@ class StepResult:
     latencies: list[float] = field(default_factory=list)
     unopened: dict[str, int] = field(default_factory=dict)
     """Sockets that did not open, by the client's error: their messages count as lost."""
+    cpu_s: float = 0.0
+    """CPU seconds the servers' processes used while the messages were sent and answered."""
+
+    @property
+    def cpu_ms_per_message(self) -> float:
+        return self.cpu_s * 1000 / self.sent if self.sent else float("nan")
 
     @property
     def p50(self) -> float:
@@ -107,6 +113,17 @@ class StepResult:
     @property
     def passed(self) -> bool:
         return self.lost == 0 and bool(self.latencies) and self.p99 <= P99_LIMIT_MS
+
+
+def cpu_seconds(servers: list[Daphne]) -> float:
+    """User and system CPU seconds used so far by the servers' processes (Linux /proc)."""
+    total = 0.0
+    for server in servers:
+        if server.process is None:
+            continue
+        fields = Path(f"/proc/{server.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def prepare(
@@ -192,8 +209,10 @@ async def run_step(
             await asyncio.sleep(50 / arrivals_per_s)  # open the sockets in waves, as judges arrive
     while len(ready) < judges:
         await asyncio.sleep(0.05)
+    cpu_before = cpu_seconds(site.servers)
     start.set()
     await asyncio.gather(*tasks)
+    result.cpu_s = cpu_seconds(site.servers) - cpu_before
     return result
 
 
@@ -206,7 +225,8 @@ def find_capacity(
         result = asyncio.run(run_step(site, path, rate, 1.0, seconds, rate))
         print(
             f"  {label} {rate:>4} msg/s offered: {result.sent} sent, {result.lost} lost, "
-            f"p50 {result.p50:.1f} ms, p99 {result.p99:.1f} ms"
+            f"p50 {result.p50:.1f} ms, p99 {result.p99:.1f} ms, "
+            f"server CPU {result.cpu_ms_per_message:.2f} ms/msg"
             f" {'ok' if result.passed else 'FAIL'}",
             flush=True,
         )
@@ -438,7 +458,7 @@ def one_worker(today: dt.date, args: argparse.Namespace) -> dict[str, object]:
                 seconds=args.seconds,
             )
             overloaded = overload(site, capacity, args) if args.overload_seconds > 0 else None
-            echo, _echo_at = find_capacity(
+            echo, echo_at = find_capacity(
                 site,
                 "/ws/storing-echo/{session}/",
                 "storing echo",
@@ -452,6 +472,10 @@ def one_worker(today: dt.date, args: argparse.Namespace) -> dict[str, object]:
         "echo_capacity_msgs_per_s": echo,
         "p50_ms": round(at.p50, 1) if at else None,
         "p99_ms": round(at.p99, 1) if at else None,
+        # The server's CPU per message at the highest passing rate: steadier than capacity
+        # on a shared machine, since another process's load delays but does not add to it.
+        "cpu_ms_per_msg": round(at.cpu_ms_per_message, 2) if at else None,
+        "echo_cpu_ms_per_msg": round(echo_at.cpu_ms_per_message, 2) if echo_at else None,
         "hog": args.hog,
         "overload": overloaded,
     }
@@ -572,6 +596,12 @@ def main() -> None:
         echo = float(one["echo_capacity_msgs_per_s"] or 0)  # type: ignore[arg-type]
         ratio = capacity / echo if echo else 0.0
         print(f"one worker: {one['capacity_msgs_per_s']} msg/s, {ratio:.2f} of the storing echo's")
+        cpu, echo_cpu = one["cpu_ms_per_msg"], one["echo_cpu_ms_per_msg"]
+        if isinstance(cpu, float) and isinstance(echo_cpu, float) and cpu > 0:
+            print(
+                f"server CPU per message: {cpu} ms, the storing echo's {echo_cpu} ms "
+                f"({echo_cpu / cpu:.2f} of the reference path's cost)"
+            )
     print(f"whole benchmark: {time.perf_counter() - started:.0f} s")
     print(json.dumps({"one_worker": one, "two_workers": two, "judges_1000": many}))
 
