@@ -25,6 +25,10 @@ with the busy notice), ``late`` (no reply and no notice within 10 s), ``p99_ms_a
 ``p99_ms_all``, and ``recovery_s``: from the drop to half the rate, the start of the first
 one-second window (by sending time) after which every window's p99 is at most 250 ms.
 
+Step 1 also reports the server's CPU per message (user and system time of its process, read
+from /proc, over the messages of the first step, at 20 msg/s for both): other work on a shared
+machine delays the server, so it moves the capacity found far more than this cost.
+
 ``--hog`` runs a CPU hog beside the server for all of step 1 and the overload: a process
 that spins in ``while True: pass``, pinned with the server to the same core (the last one),
 as a noisy neighbour on a shared host would be.
@@ -95,6 +99,12 @@ class StepResult:
     latencies: list[float] = field(default_factory=list)
     unopened: dict[str, int] = field(default_factory=dict)
     """Sockets that did not open, by the client's error: their messages count as lost."""
+    cpu_s: float = 0.0
+    """CPU seconds the servers' processes used while the messages were sent and answered."""
+
+    @property
+    def cpu_ms_per_message(self) -> float:
+        return self.cpu_s * 1000 / self.sent if self.sent else float("nan")
 
     @property
     def p50(self) -> float:
@@ -107,6 +117,17 @@ class StepResult:
     @property
     def passed(self) -> bool:
         return self.lost == 0 and bool(self.latencies) and self.p99 <= P99_LIMIT_MS
+
+
+def cpu_seconds(servers: list[Daphne]) -> float:
+    """User and system CPU seconds used so far by the servers' processes (Linux /proc)."""
+    total = 0.0
+    for server in servers:
+        if server.process is None:
+            continue
+        fields = Path(f"/proc/{server.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def prepare(
@@ -192,21 +213,27 @@ async def run_step(
             await asyncio.sleep(50 / arrivals_per_s)  # open the sockets in waves, as judges arrive
     while len(ready) < judges:
         await asyncio.sleep(0.05)
+    cpu_before = cpu_seconds(site.servers)
     start.set()
     await asyncio.gather(*tasks)
+    result.cpu_s = cpu_seconds(site.servers) - cpu_before
     return result
 
 
 def find_capacity(
     site: Site, path: str, label: str, *, first: int, coarse: int, limit: int, seconds: int
-) -> tuple[int, StepResult | None]:
-    """Raise the rate by ``coarse`` until a step fails, then by 10 from the last pass."""
+) -> tuple[int, StepResult | None, StepResult | None]:
+    """Raise the rate by ``coarse`` until a step fails, then by 10 from the last pass.
+
+    Returns the capacity, its step, and the first step (at ``first``, passed or not).
+    """
 
     def step(rate: int) -> StepResult:
         result = asyncio.run(run_step(site, path, rate, 1.0, seconds, rate))
         print(
             f"  {label} {rate:>4} msg/s offered: {result.sent} sent, {result.lost} lost, "
-            f"p50 {result.p50:.1f} ms, p99 {result.p99:.1f} ms"
+            f"p50 {result.p50:.1f} ms, p99 {result.p99:.1f} ms, "
+            f"server CPU {result.cpu_ms_per_message:.2f} ms/msg"
             f" {'ok' if result.passed else 'FAIL'}",
             flush=True,
         )
@@ -214,10 +241,11 @@ def find_capacity(
 
     # A short unmeasured step first: imports, templates and caches warm up in the server.
     asyncio.run(run_step(site, path, 10, 1.0, 2, 10))
-    best, best_result = 0, None
+    best, best_result, first_result = 0, None, None
     rate = first
     while rate <= limit:
         result = step(rate)
+        first_result = first_result or result
         if not result.passed:
             break
         best, best_result = rate, result
@@ -229,7 +257,7 @@ def find_capacity(
             break
         best, best_result = fine, result
         fine += 10
-    return best, best_result
+    return best, best_result, first_result
 
 
 @dataclass
@@ -428,7 +456,7 @@ def one_worker(today: dt.date, args: argparse.Namespace) -> dict[str, object]:
             Hog(server.process.pid) if args.hog and server.process else contextlib.nullcontext(),
         ):
             site = Site([server], cookie, sessions)
-            capacity, at = find_capacity(
+            capacity, at, at_first = find_capacity(
                 site,
                 "/ws/live/{session}/",
                 "reference",
@@ -438,7 +466,7 @@ def one_worker(today: dt.date, args: argparse.Namespace) -> dict[str, object]:
                 seconds=args.seconds,
             )
             overloaded = overload(site, capacity, args) if args.overload_seconds > 0 else None
-            echo, _echo_at = find_capacity(
+            echo, _echo_at, echo_first = find_capacity(
                 site,
                 "/ws/storing-echo/{session}/",
                 "storing echo",
@@ -452,6 +480,11 @@ def one_worker(today: dt.date, args: argparse.Namespace) -> dict[str, object]:
         "echo_capacity_msgs_per_s": echo,
         "p50_ms": round(at.p50, 1) if at else None,
         "p99_ms": round(at.p99, 1) if at else None,
+        # The server's CPU per message in the first step, at the same rate for both: steadier
+        # than capacity on a shared machine, where other work delays the server but does not
+        # add to its CPU time.
+        "cpu_ms_per_msg": round(at_first.cpu_ms_per_message, 2) if at_first else None,
+        "echo_cpu_ms_per_msg": round(echo_first.cpu_ms_per_message, 2) if echo_first else None,
         "hog": args.hog,
         "overload": overloaded,
     }
@@ -475,7 +508,7 @@ def two_workers(today: dt.date, args: argparse.Namespace) -> tuple[dict, dict]:
             site = Site([first, second], cookie, sessions)
             capacity, at = 0, None
             if args.only != "judges":
-                capacity, at = find_capacity(
+                capacity, at, _first = find_capacity(
                     site,
                     "/ws/live/{session}/",
                     "two workers",
@@ -572,6 +605,12 @@ def main() -> None:
         echo = float(one["echo_capacity_msgs_per_s"] or 0)  # type: ignore[arg-type]
         ratio = capacity / echo if echo else 0.0
         print(f"one worker: {one['capacity_msgs_per_s']} msg/s, {ratio:.2f} of the storing echo's")
+        cpu, echo_cpu = one["cpu_ms_per_msg"], one["echo_cpu_ms_per_msg"]
+        if isinstance(cpu, float) and isinstance(echo_cpu, float) and cpu > 0:
+            print(
+                f"server CPU per message at 20 msg/s: {cpu} ms, the storing echo's "
+                f"{echo_cpu} ms ({echo_cpu / cpu:.2f} of the reference path's)"
+            )
     print(f"whole benchmark: {time.perf_counter() - started:.0f} s")
     print(json.dumps({"one_worker": one, "two_workers": two, "judges_1000": many}))
 

@@ -19,11 +19,10 @@ import math
 import operator
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from liveeval.booking.models import (
     FlightCabin,
-    Hotel,
     HotelRoom,
     TrainSeat,
 )
@@ -189,6 +188,17 @@ def search_trains(
     return offers
 
 
+class _HotelFields(NamedTuple):
+    name: str
+    name_en: str
+    district: str
+    stars: int
+    rating: float
+
+
+_HOTEL_FIELDS = tuple(f"hotel__{name}" for name in _HotelFields._fields)
+
+
 def search_hotels(
     city: str,
     check_in: dt.date,
@@ -208,14 +218,16 @@ def search_hotels(
     )
     if min_stars is not None:
         rows = rows.filter(hotel__stars__gte=min_stars)
+    # One query, each night's row with its hotel's fields, as for flights and trains.
     # Per hotel and room type: nights found, total price, fewest rooms left on any night.
     stays: dict[int, dict[str, list[int]]] = defaultdict(dict)
-    for hotel_id, kind, nightly, rooms_left in rows.values_list(
-        "hotel_id", "room_type", "price", "rooms_left"
+    hotels: dict[int, _HotelFields] = {}
+    for hotel_id, kind, nightly, rooms_left, *fields in rows.values_list(
+        "hotel_id", "room_type", "price", "rooms_left", *_HOTEL_FIELDS
     ):
         found, total, fewest = stays[hotel_id].get(kind, [0, 0, rooms_left])
         stays[hotel_id][kind] = [found + 1, total + nightly, min(fewest, rooms_left)]
-    hotels = Hotel.objects.in_bulk(list(stays))
+        hotels[hotel_id] = _HotelFields(*fields)
     ranked: list[tuple[int, int, int, HotelOffer]] = []
     for hotel_id, kinds in stays.items():
         rooms = {
@@ -228,7 +240,7 @@ def search_hotels(
             continue
         hotel = hotels[hotel_id]
         offer = HotelOffer(
-            id=hotel.pk,
+            id=hotel_id,
             city=city,
             name=hotel.name,
             name_en=hotel.name_en,
@@ -239,6 +251,6 @@ def search_hotels(
             nights=nights,
             rooms=_ordered(rooms, ROOM_TYPES),
         )
-        ranked.append((-hotel.stars, price, hotel.pk, offer))
+        ranked.append((-hotel.stars, price, hotel_id, offer))
     ranked.sort(key=lambda entry: entry[:3])
     return [offer for *_, offer in ranked]

@@ -58,7 +58,13 @@ class Dialogue:
         return cls(intents=intents, **data)
 
     def dump(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        # Field by field, without ``dataclasses.asdict``'s deep copy of every option and span:
+        # the values are JSON already, and the dialogue is dropped once it is dumped.
+        fields = {name: getattr(self, name) for name in _DIALOGUE_FIELDS}
+        fields["intents"] = [
+            {name: getattr(intent, name) for name in _INTENT_FIELDS} for intent in self.intents
+        ]
+        return fields
 
     def current(self) -> Intent | None:
         return next((intent for intent in self.intents if intent.status == "open"), None)
@@ -73,6 +79,10 @@ class Dialogue:
             if intent.status == "booked" and domain in (None, intent.domain)
         ]
         return booked[-1] if booked else None
+
+
+_DIALOGUE_FIELDS = tuple(f.name for f in dataclasses.fields(Dialogue))
+_INTENT_FIELDS = tuple(f.name for f in dataclasses.fields(Intent))
 
 
 def spans_of(value: Any) -> list[Span]:

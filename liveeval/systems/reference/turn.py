@@ -26,7 +26,7 @@ from liveeval.booking.offers import (
 )
 from liveeval.systems.reference import wording
 from liveeval.systems.reference.filling import SlotFilling
-from liveeval.systems.reference.search import minutes_of, search
+from liveeval.systems.reference.search import Proposal, minutes_of, search
 from liveeval.systems.reference.state import (
     Dialogue,
     Intent,
@@ -223,7 +223,8 @@ class _Turn(SlotFilling):
             found = search(self.world, current.domain, slots, current.skip)
             cheapest = found.options[found.proposed] if found else proposed
             if cheapest["price"] < proposed["price"]:
-                self._propose(current)
+                # The search just made is the one proposing would make: show its options.
+                self._show(current, slots, found)
             else:
                 self.say(wording.ALREADY_CHEAPEST)
                 self._ask_confirm(current)
@@ -385,7 +386,10 @@ class _Turn(SlotFilling):
             self._ask(intent, missing, recap=True)
             return
         slots = effective_slots(self.d, intent)
-        found = search(self.world, intent.domain, slots, intent.skip)
+        self._show(intent, slots, search(self.world, intent.domain, slots, intent.skip))
+
+    def _show(self, intent: Intent, slots: dict[str, Any], found: Proposal | None) -> None:
+        """Show the options ``found`` for the complete request ``slots``, or say none were."""
         index = self.d.intents.index(intent)
         if found is None:
             self._nothing_found(intent, slots)

@@ -8,6 +8,7 @@ never read twice.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -54,8 +55,15 @@ class Scanner:
 
 def words_pattern(table: Iterable[str]) -> str:
     """An alternation that tries longer words first, with word boundaries around English."""
+    return _alternation(tuple(table))
+
+
+@functools.lru_cache(maxsize=256)
+def _alternation(words: tuple[str, ...]) -> str:
+    # The tables are constants read on every message: build each alternation once per
+    # process, and hand ``re`` the same string object, whose compiled pattern it caches.
     parts = []
-    for word in sorted(table, key=len, reverse=True):
+    for word in sorted(words, key=len, reverse=True):
         escaped = re.escape(word)
         parts.append(rf"\b{escaped}\b" if word.isascii() else escaped)
     return "|".join(parts)
