@@ -10,6 +10,7 @@ import importlib
 import os
 import socket
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -210,7 +211,41 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_rate_limits() -> None:
-    """Rate limits count in the cache; every test starts with none spent."""
+    """Rate limits count in the cache; every test starts with none spent.
+
+    On Redis only this process's keys go: ``cache.clear()`` would empty the whole database,
+    under the other pytest-xdist worker's running test too.
+    """
     from django.core.cache import cache
 
-    cache.clear()
+    backend = getattr(cache, "_cache", None)
+    if backend is None or not hasattr(backend, "get_client"):
+        cache.clear()
+        return
+    redis = backend.get_client(write=True)
+    keys = list(redis.scan_iter(match=cache.make_key("*")))
+    if keys:
+        redis.delete(*keys)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each pytest-xdist worker names its Redis keys and channels under a prefix of its own.
+
+    The workers share one Redis server: without this, one worker's sign-in attempts would
+    count against the other's rate limits, and its groups would hear the other's messages.
+    Processes that a test starts inherit the prefix through the environment.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    from django.conf import settings
+
+    if not worker or not getattr(settings, "REDIS_URL", None):
+        return
+    prefix = f"{settings.INSTANCE_PREFIX}.{worker}"
+    os.environ["EVALSITE_INSTANCE_PREFIX"] = prefix
+    settings.INSTANCE_PREFIX = prefix
+    layers: dict[str, dict[str, Any]] = settings.CHANNEL_LAYERS
+    for layer in layers.values():
+        layer.get("CONFIG", {})["prefix"] = prefix
+    for cache in settings.CACHES.values():
+        if "KEY_PREFIX" in cache:
+            cache["KEY_PREFIX"] = prefix
