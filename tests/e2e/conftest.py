@@ -7,6 +7,8 @@ with a real daphne process on a database of its own (see ``testing.servers``).
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -90,6 +92,23 @@ def app_server() -> Iterator[tuple[TemporaryDatabase, Daphne]]:
         # The served application, with the counting job kind that the job tests start.
         with Daphne(env, application="testing.asgi:application") as server:
             yield database, server
+
+
+@pytest.fixture(scope="session")
+def page_listing(app_server: tuple[TemporaryDatabase, Daphne]) -> dict[str, Any]:
+    """Every page of the served demo with an instance to open (``tests.e2e.page_instances``):
+    ``pages`` (URL name → path), ``missing`` and ``data``, listed once per session."""
+    database, _ = app_server
+    found = subprocess.run(
+        [sys.executable, "-m", "tests.e2e.page_instances"],
+        cwd=Path(__file__).resolve().parents[2],
+        env=database.env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    listed: dict[str, Any] = json.loads(found.stdout.strip().splitlines()[-1])
+    return listed
 
 
 @pytest.fixture(scope="session")

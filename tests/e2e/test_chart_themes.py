@@ -7,16 +7,11 @@ first opaque background around its figure), and every pair must reach WCAG's 4.5
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from typing import Any, Literal
 
 import pytest
-from django.conf import settings
 from playwright.sync_api import Browser, Page
 
-from testing.servers import Daphne, TemporaryDatabase
 from tests.e2e.conftest import SHOTS, log_in
 
 pytestmark = pytest.mark.e2e
@@ -61,18 +56,8 @@ PAGES = ("annotation_report:page", "concept:scorecard", "fidelity:report", "inte
 
 
 @pytest.fixture(scope="module")
-def pages(app_server: tuple[TemporaryDatabase, Daphne]) -> dict[str, str]:
-    database, _ = app_server
-    found = subprocess.run(
-        [sys.executable, "-m", "tests.e2e.page_instances"],
-        cwd=settings.BASE_DIR,
-        env=database.env(),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    listed: dict[str, str] = json.loads(found.stdout.strip().splitlines()[-1])["pages"]
-    return listed
+def pages(page_listing: dict[str, Any]) -> dict[str, str]:
+    return dict(page_listing["pages"])
 
 
 def computed_report(page: Page, base_url: str, path: str) -> None:

@@ -13,10 +13,7 @@ minutes.
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +23,6 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import Browser, BrowserContext, Page
 
-from testing.servers import Daphne, TemporaryDatabase
 from tests.chinese_text import KnownData, english_words_in
 from tests.e2e.conftest import DEMO_PASSWORD, SHOTS
 from tests.po_catalog import read_catalog
@@ -74,17 +70,8 @@ DEBUG_TEXT = re.compile(r"\{\{|\{%|Traceback|\[object Object\]|\bundefined\b|\bN
 
 
 @pytest.fixture(scope="module")
-def listing(app_server: tuple[TemporaryDatabase, Daphne]) -> dict[str, Any]:
-    database, _ = app_server
-    found = subprocess.run(
-        [sys.executable, "-m", "tests.e2e.page_instances"],
-        cwd=settings.BASE_DIR,
-        env=database.env(),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    listed: dict[str, Any] = json.loads(found.stdout.strip().splitlines()[-1])
+def listing(page_listing: dict[str, Any]) -> dict[str, Any]:
+    listed = page_listing
     assert not listed["missing"], (
         "URL patterns with arguments but no instance to crawl; register them in "
         f"tests/e2e/page_instances.py: {listed['missing']}"

@@ -7,18 +7,17 @@ import math
 import os
 import subprocess
 import sys
-from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from evalsite.agreement.engine import human_llm_agreement
 from evalsite.agreement.long_csv import read_long_csv
 from evalsite.management.commands.agreement import Command
+from testing.commands import command_json, command_output
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,18 +49,11 @@ BLOCK_KEYS = {
 
 
 def run(*arguments: str) -> str:
-    out = StringIO()
-    call_command("agreement", *arguments, stdout=out)
-    return out.getvalue()
+    return command_output("agreement", *arguments)
 
 
 def run_json(*arguments: str) -> dict[str, Any]:
-    # json.loads rejects nothing by default, so refuse NaN and Infinity explicitly.
-    def refuse(constant: str) -> None:
-        raise AssertionError(f"the output holds {constant}")
-
-    result: dict[str, Any] = json.loads(run(*arguments), parse_constant=refuse)
-    return result
+    return command_json("agreement", *arguments)
 
 
 def test_it_prints_the_hand_checked_statistics_as_json() -> None:

@@ -17,6 +17,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from testing.commands import command_json, command_output
+
 DATA = Path(__file__).parent / "data"
 REFERENCE = json.loads((DATA / "ppi_reference.json").read_text(encoding="utf-8"))
 KEYS = {
@@ -33,17 +35,11 @@ KEYS = {
 
 
 def run(*arguments: str) -> str:
-    out = StringIO()
-    call_command("judge_estimate", *arguments, stdout=out)
-    return out.getvalue()
+    return command_output("judge_estimate", *arguments)
 
 
 def run_json(*arguments: str) -> dict[str, Any]:
-    def refuse(constant: str) -> None:
-        raise AssertionError(f"the output holds {constant}")
-
-    result: dict[str, Any] = json.loads(run(*arguments), parse_constant=refuse)
-    return result
+    return command_json("judge_estimate", *arguments)
 
 
 def write(path: Path, rows: list[list[object]]) -> Path:
